@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+//
+// HotPotato has no package dependencies: Foundation (and FoundationNetworking on Linux) only.
+// Benchmarks live in a separate package under Benchmarks/ so that this stays true.
+
+import PackageDescription
+
+let package = Package(
+    name: "HotPotato",
+    platforms: [
+        .macOS(.v12),
+        .iOS(.v15),
+        .tvOS(.v15),
+        .watchOS(.v8),
+    ],
+    products: [
+        .library(name: "HotPotato", targets: ["HotPotato"]),
+    ],
+    targets: [
+        .target(
+            name: "HotPotato",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "HotPotatoTests",
+            dependencies: ["HotPotato"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)
