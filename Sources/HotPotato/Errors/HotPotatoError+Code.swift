@@ -1,0 +1,120 @@
+extension HotPotatoError {
+    /// What went wrong, as a value to compare against (`error.code == .unacceptableStatus`).
+    ///
+    /// A struct with static members rather than an enum, so that new codes can be added without
+    /// breaking `switch` statements in your code. Each code's documentation lists the
+    /// ``HotPotatoError`` properties it fills in.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case unacceptableStatus, unacceptableContentType, missingContentType
+            case malformedContentType, bodyTooLarge, emptyBody, undecodableText
+            case unsupportedCharset, invalidJSON, keyPathNotFound, decodingFailed
+            case conversionFailed, writeFailed, destinationExists, fileSystemError
+            case handlerFailed, truncatedBody, cancelled, invalidRequest
+            case connectionRefused, hostNotFound, timedOut, connectionLost
+            case tlsFailure, tooManyRedirects, transportFailed
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The code's name, such as `"unacceptableStatus"`.
+        public var description: String { base.rawValue }
+
+        // MARK: Rejections at the head (they carry `errorBody`)
+
+        /// The status code is not one the handler accepts. Sets `head` and `errorBody`.
+        public static let unacceptableStatus = Code(.unacceptableStatus)
+        /// The `Content-Type` is not one the handler accepts. Sets `head` and `errorBody`.
+        public static let unacceptableContentType = Code(.unacceptableContentType)
+        /// The handler accepts only some content types and the response has no `Content-Type`.
+        /// Sets `head` and `errorBody`.
+        public static let missingContentType = Code(.missingContentType)
+        /// The handler accepts only some content types and the `Content-Type` does not parse.
+        /// Sets `head` and `errorBody`.
+        public static let malformedContentType = Code(.malformedContentType)
+
+        // MARK: Body and content
+
+        /// The body is larger than the handler's limit. Sets `limit` and `byteCount` (the declared
+        /// `Content-Length` when it was refused at the head, otherwise the bytes received so far).
+        public static let bodyTooLarge = Code(.bodyTooLarge)
+        /// The body is empty and the handler cannot represent "empty" (for example ``JSONParser``
+        /// with ``JSONParser/EmptyBodyPolicy/fail``).
+        public static let emptyBody = Code(.emptyBody)
+        /// The body is not valid text in its encoding. Sets `intermediate` (the raw bytes),
+        /// `encoding`, and for UTF-8 `byteOffset` (the first invalid byte).
+        public static let undecodableText = Code(.undecodableText)
+        /// The `charset` of the `Content-Type` names an encoding HotPotato cannot decode. Sets
+        /// `intermediate` (the raw bytes) and `encoding` (the label as sent).
+        public static let unsupportedCharset = Code(.unsupportedCharset)
+        /// The body is not valid JSON. Sets `intermediate` (the raw bytes, or the decoded text
+        /// when the body was not UTF-8), `underlying`, and `byteOffset` when known.
+        public static let invalidJSON = Code(.invalidJSON)
+        /// The JSON has no value at the requested key path. Sets `keyPath` and `intermediate`.
+        public static let keyPathNotFound = Code(.keyPathNotFound)
+        /// Decoding the JSON into a `Decodable` type failed. Sets `underlying` (the
+        /// `DecodingError`), `keyPath` when one was given, and `intermediate`.
+        public static let decodingFailed = Code(.decodingFailed)
+        /// A handler's conversion of the received content failed with an error of its own. Sets
+        /// `underlying` and `intermediate`.
+        public static let conversionFailed = Code(.conversionFailed)
+
+        // MARK: Writing
+
+        /// Writing the body to its stream or file failed (no space, closed stream …). Sets
+        /// `underlying` and `byteOffset` (the body offset of the chunk that failed).
+        public static let writeFailed = Code(.writeFailed)
+        /// A file already exists at the download destination and the handler must not replace
+        /// it. Sets `path`.
+        public static let destinationExists = Code(.destinationExists)
+        /// A file-system operation other than writing failed: creating the temporary file or a
+        /// directory, or moving the file into place. Sets `path` and `underlying`.
+        public static let fileSystemError = Code(.fileSystemError)
+
+        // MARK: Handlers and transfers
+
+        /// A custom handler threw an error that is not a `HotPotatoError`. Sets `underlying`.
+        public static let handlerFailed = Code(.handlerFailed)
+        /// The body ended before its declared `Content-Length`. Sets `limit` (the declared length)
+        /// and `byteCount` (the bytes received).
+        public static let truncatedBody = Code(.truncatedBody)
+        /// The call was cancelled (`Task` cancellation or an explicit `cancel()`).
+        public static let cancelled = Code(.cancelled)
+        /// The request could not be made as described (a URL that is not HTTP or HTTPS, a body
+        /// file that cannot be read …). Sets `underlying` where there is one.
+        public static let invalidRequest = Code(.invalidRequest)
+
+        // MARK: Transport
+
+        /// Nothing accepted the connection at the server's address and port.
+        public static let connectionRefused = Code(.connectionRefused)
+        /// The host name could not be resolved.
+        public static let hostNotFound = Code(.hostNotFound)
+        /// The request or the connection timed out.
+        public static let timedOut = Code(.timedOut)
+        /// The connection was reset or closed before the response was complete.
+        public static let connectionLost = Code(.connectionLost)
+        /// The TLS handshake failed (untrusted or invalid certificate, protocol error).
+        public static let tlsFailure = Code(.tlsFailure)
+        /// The redirect limit was exceeded.
+        public static let tooManyRedirects = Code(.tooManyRedirects)
+        /// Any other transport failure. Sets `underlying`.
+        public static let transportFailed = Code(.transportFailed)
+
+        /// Whether this code is a rejection at the head (status or content type), the errors that
+        /// carry an ``ErrorBody``.
+        public var isRejection: Bool {
+            switch base {
+            case .unacceptableStatus, .unacceptableContentType, .missingContentType,
+                 .malformedContentType:
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Collects the whole body in memory, up to a maximum size, and hands it over as `Data`.
+///
+/// `Accumulator()` produces the body's `Data`. Memory is protected by ``maximumBodySize``
+/// (64 MiB by default): a `Content-Length` above it is refused at the head, before any byte is
+/// read, and a body that grows past it stops the transfer on the chunk that crosses it. Both fail
+/// with ``HotPotatoError/Code/bodyTooLarge``. When `Content-Length` is known, the buffer is sized
+/// once, so a body costs its own size in memory and no more.
+///
+/// Gating defaults: status `200...299`, any content type. A response with no body (`204`, `HEAD`)
+/// produces empty `Data`.
+///
+/// ## Subclassing
+///
+/// Subclass with your own `Content` and override ``content(from:)`` to convert the collected
+/// bytes:
+///
+/// ```swift
+/// final class LineCounter: Accumulator<Int> {
+///     override func content(from body: Data) throws -> Int {
+///         body.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+///     }
+/// }
+/// ```
+///
+/// A conversion that fails should throw a ``HotPotatoError`` carrying the bytes in
+/// ``HotPotatoError/intermediate``; any other error is wrapped with code
+/// ``HotPotatoError/Code/conversionFailed`` and the bytes attached.
+open class Accumulator<Content>: SelectiveDiscarder<Content> {
+    /// The largest body accepted, in bytes.
+    public let maximumBodySize: Int64
+    /// The bytes received so far; the whole body once ``finish()`` is called.
+    public private(set) var body = Data()
+
+    /// Creates an accumulator.
+    /// - Parameters:
+    ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
+    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
+    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    public init(
+        maximumBodySize: Int64 = 64 * 1024 * 1024,
+        acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: [MediaType] = []
+    ) {
+        self.maximumBodySize = max(0, maximumBodySize)
+        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+    }
+
+    /// Gates the response, refuses a `Content-Length` above ``maximumBodySize``, and sizes the
+    /// buffer for the declared length.
+    open override func prepare(for head: ResponseHead) throws {
+        try super.prepare(for: head)
+        guard !head.hasNoBody, let declared = head.contentLength else { return }
+        if declared > maximumBodySize {
+            var error = HotPotatoError(
+                .bodyTooLarge,
+                reason: "The declared Content-Length of \(declared) bytes exceeds the limit of \(maximumBodySize) bytes.",
+                head: head)
+            error.limit = maximumBodySize
+            error.byteCount = declared
+            throw error
+        }
+        // Compressed bodies grow when decoded, so the declared length is only a lower bound.
+        body.reserveCapacity(Int(declared))
+    }
+
+    /// Appends the chunk; throws ``HotPotatoError/Code/bodyTooLarge`` past ``maximumBodySize``.
+    open override func receive(_ chunk: Data) throws {
+        let total = Int64(body.count) + Int64(chunk.count)
+        if total > maximumBodySize {
+            var error = HotPotatoError(
+                .bodyTooLarge,
+                reason: "The body exceeds the limit of \(maximumBodySize) bytes.",
+                head: head)
+            error.limit = maximumBodySize
+            error.byteCount = total
+            error.byteOffset = Int64(body.count)
+            body = Data()
+            throw error
+        }
+        body.append(chunk)
+    }
+
+    /// Converts the collected body with ``content(from:)``, attaching the bytes to any error.
+    open override func finish() throws -> Content {
+        do {
+            return try content(from: body)
+        } catch var error as HotPotatoError {
+            if error.intermediate == nil { error.intermediate = .bytes(body) }
+            if error.head == nil { error.head = head }
+            throw error
+        } catch {
+            var wrapped = HotPotatoError(
+                .conversionFailed,
+                reason: "Converting the body to \(Content.self) failed: \(error)",
+                head: head, underlying: error)
+            wrapped.intermediate = .bytes(body)
+            throw wrapped
+        }
+    }
+
+    /// Produces the content from the whole body. `Accumulator<Data>` returns the body itself; a
+    /// subclass with another `Content` type overrides this.
+    open func content(from body: Data) throws -> Content {
+        if let data = body as? Content { return data }
+        throw HotPotatoError(
+            .handlerFailed,
+            reason: "\(type(of: self)) must override content(from:) to produce \(Content.self).",
+            head: head)
+    }
+
+    /// Releases the collected bytes.
+    open override func cleanUp() {
+        body = Data()
+    }
+}
+
+extension Accumulator where Content == Data {
+    /// Creates an accumulator whose content is the body's `Data`.
+    /// - Parameters:
+    ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
+    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
+    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    public convenience init(
+        maximumBodySize: Int64 = 64 * 1024 * 1024,
+        acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: [MediaType] = []
+    ) {
+        self.init(
+            limit: maximumBodySize, codes: acceptableStatusCodes, types: acceptableContentTypes)
+    }
+}
+
+extension Accumulator {
+    /// Forwards the `Data` convenience initialiser to the designated one.
+    fileprivate convenience init(limit: Int64, codes: Set<Int>, types: [MediaType]) {
+        self.init(maximumBodySize: limit, acceptableStatusCodes: codes, acceptableContentTypes: types)
+    }
+}

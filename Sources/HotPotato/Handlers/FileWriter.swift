@@ -1,0 +1,180 @@
+import Foundation
+
+/// Streams the body to a file in constant memory and places it at its destination only when the
+/// whole body has arrived. Its content is the file's URL.
+///
+/// How a download reaches the disk:
+/// 1. Once the response is accepted, a temporary file is created in the destination's directory
+///    (`.<name>.hotpotato-<random>.part`): exclusively, never through a symbolic link, with
+///    permissions 0600 so nobody else reads a half-written file.
+/// 2. Each chunk is written to it as it arrives.
+/// 3. When the body is complete, the file gets the usual permissions (0666 less the umask) and is
+///    moved into place atomically: with ``ExistingFilePolicy/fail`` (the default) only if nothing
+///    exists at the destination, with ``ExistingFilePolicy/replace`` over whatever is there.
+///
+/// On any failure — a rejected response, a write error, a truncated body, a cancellation — the
+/// temporary file is removed and a file already at the destination is left untouched. A rejected
+/// response creates nothing at all.
+///
+/// Errors: ``HotPotatoError/Code/destinationExists`` (checked at the head, before any byte is
+/// downloaded, and again when placing), ``HotPotatoError/Code/fileSystemError`` (a missing
+/// directory, a destination that is a directory, a temporary file that cannot be created),
+/// ``HotPotatoError/Code/writeFailed`` (no space, I/O error), each with ``HotPotatoError/path``.
+///
+/// Gating defaults: status `200...299`, any content type. A response with no body produces an
+/// empty file.
+open class FileWriter: SelectiveDiscarder<URL> {
+    /// Where the file is placed.
+    public let destination: URL
+    /// What happens when a file already exists at ``destination``.
+    public let existingFilePolicy: ExistingFilePolicy
+    /// Whether missing directories on the way to ``destination`` are created.
+    public let createsIntermediateDirectories: Bool
+    /// The number of body bytes written so far.
+    public private(set) var bytesWritten: Int64 = 0
+    /// The temporary file being written, while there is one.
+    public private(set) var temporaryURL: URL?
+
+    private var descriptor: Int32 = -1
+
+    /// Creates a writer to `destination`.
+    /// - Parameters:
+    ///   - destination: The file URL to place the download at.
+    ///   - existingFilePolicy: What to do when a file is already there; default
+    ///     ``ExistingFilePolicy/fail``.
+    ///   - createIntermediateDirectories: Whether to create missing directories; default `false`.
+    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
+    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    public init(
+        destination: URL,
+        existingFilePolicy: ExistingFilePolicy = .fail,
+        createIntermediateDirectories: Bool = false,
+        acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: [MediaType] = []
+    ) {
+        self.destination = destination.standardizedFileURL
+        self.existingFilePolicy = existingFilePolicy
+        self.createsIntermediateDirectories = createIntermediateDirectories
+        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+    }
+
+    /// Gates the response, checks the destination, and creates the temporary file.
+    open override func prepare(for head: ResponseHead) throws {
+        try super.prepare(for: head)
+        let path = destination.path
+        guard destination.isFileURL, !destination.lastPathComponent.isEmpty, path != "/" else {
+            throw fileError(.fileSystemError, "The destination \(destination) is not a file URL.", path: path)
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue {
+                throw fileError(.fileSystemError, "The destination \(path) is a directory.", path: path)
+            }
+            if existingFilePolicy == .fail {
+                throw fileError(.destinationExists, "A file already exists at \(path).", path: path)
+            }
+        }
+        let directory = destination.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            guard createsIntermediateDirectories else {
+                throw fileError(.fileSystemError, "The directory \(directory.path) does not exist.", path: directory.path)
+            }
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw fileError(
+                    .fileSystemError, "Creating the directory \(directory.path) failed.", path: directory.path,
+                    underlying: error)
+            }
+        }
+        try createTemporaryFile(in: directory)
+    }
+
+    /// Writes the chunk to the temporary file, or throws ``HotPotatoError/Code/writeFailed``.
+    open override func receive(_ chunk: Data) throws {
+        guard descriptor >= 0 else {
+            throw fileError(.writeFailed, "The file is not open for writing.", path: temporaryURL?.path)
+        }
+        do {
+            try chunk.withUnsafeBytes { try POSIXFile.writeAll(descriptor, $0) }
+        } catch {
+            var failure = fileError(
+                .writeFailed, "Writing to \(temporaryURL?.path ?? destination.path) failed: \(error)",
+                path: temporaryURL?.path, underlying: error)
+            failure.byteOffset = bytesWritten
+            throw failure
+        }
+        bytesWritten += Int64(chunk.count)
+    }
+
+    /// Closes the temporary file and moves it to ``destination``; returns the destination URL.
+    open override func finish() throws -> URL {
+        guard let temporary = temporaryURL, descriptor >= 0 else {
+            throw fileError(.fileSystemError, "There is no downloaded file to place.", path: destination.path)
+        }
+        let fd = descriptor
+        descriptor = -1
+        do {
+            try POSIXFile.setMode(fd, POSIXFile.regularFileMode)
+            try POSIXFile.close(fd)
+        } catch {
+            throw fileError(.writeFailed, "Finishing \(temporary.path) failed: \(error)", path: temporary.path, underlying: error)
+        }
+        do {
+            switch existingFilePolicy {
+            case .replace: try POSIXFile.rename(temporary.path, to: destination.path)
+            case .fail: try POSIXFile.renameNoReplace(temporary.path, to: destination.path)
+            }
+        } catch let error as POSIXError where error.code == .EEXIST {
+            throw fileError(.destinationExists, "A file appeared at \(destination.path) during the download.", path: destination.path)
+        } catch {
+            throw fileError(
+                .fileSystemError, "Moving the download to \(destination.path) failed: \(error)",
+                path: destination.path, underlying: error)
+        }
+        temporaryURL = nil
+        return destination
+    }
+
+    /// Closes and removes the temporary file, if any. The destination is never touched.
+    open override func cleanUp() {
+        if descriptor >= 0 {
+            try? POSIXFile.close(descriptor)
+            descriptor = -1
+        }
+        if let temporary = temporaryURL {
+            POSIXFile.remove(temporary.path)
+            temporaryURL = nil
+        }
+    }
+
+    private func createTemporaryFile(in directory: URL) throws {
+        var lastError: (any Error)?
+        for _ in 0..<16 {
+            let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let name = ".\(destination.lastPathComponent).hotpotato-\(random).part"
+            let candidate = directory.appendingPathComponent(name)
+            do {
+                descriptor = try POSIXFile.createExclusive(candidate.path)
+                temporaryURL = candidate
+                return
+            } catch let error as POSIXError where error.code == .EEXIST {
+                lastError = error
+            } catch {
+                lastError = error
+                break
+            }
+        }
+        throw fileError(
+            .fileSystemError, "Creating a temporary file in \(directory.path) failed: \(lastError.map { "\($0)" } ?? "")",
+            path: directory.path, underlying: lastError)
+    }
+
+    private func fileError(
+        _ code: HotPotatoError.Code, _ reason: String, path: String?, underlying: (any Error)? = nil
+    ) -> HotPotatoError {
+        var error = HotPotatoError(code, reason: reason, head: head, underlying: underlying)
+        error.path = path
+        return error
+    }
+}

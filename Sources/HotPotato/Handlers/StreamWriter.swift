@@ -1,0 +1,122 @@
+import Foundation
+
+/// Writes each chunk of the body to an `OutputStream` or a `FileHandle` as it arrives, holding
+/// none of it in memory. Its content is the number of bytes written.
+///
+/// The stream is touched only once the response is accepted: a rejected response writes nothing.
+/// A stream that is not open yet is opened then and closed when the body ends or the transfer
+/// fails; a stream you opened yourself, and a `FileHandle`, are left open for you to close.
+///
+/// A write that fails (the stream reports an error or takes no more bytes, the file handle throws)
+/// stops the transfer with ``HotPotatoError/Code/writeFailed``, with the body offset of the chunk
+/// in ``HotPotatoError/byteOffset`` and the cause in ``HotPotatoError/underlying``.
+///
+/// Gating defaults: status `200...299`, any content type.
+open class StreamWriter: SelectiveDiscarder<Int64> {
+    private enum Target {
+        case stream(OutputStream)
+        case fileHandle(FileHandle)
+    }
+
+    private let target: Target
+    private var opened = false
+    /// The number of body bytes written so far.
+    public private(set) var bytesWritten: Int64 = 0
+
+    /// Creates a writer to an `OutputStream`.
+    /// - Parameters:
+    ///   - stream: The stream. If it is not open, the writer opens it once the response is
+    ///     accepted and closes it at the end.
+    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
+    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    public init(
+        stream: OutputStream,
+        acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: [MediaType] = []
+    ) {
+        target = .stream(stream)
+        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+    }
+
+    /// Creates a writer to a `FileHandle`, which it writes at its current offset and never closes.
+    /// - Parameters:
+    ///   - fileHandle: The file handle, open for writing.
+    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
+    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    public init(
+        fileHandle: FileHandle,
+        acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: [MediaType] = []
+    ) {
+        target = .fileHandle(fileHandle)
+        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+    }
+
+    /// Gates the response, then opens the stream if it is not open yet.
+    open override func prepare(for head: ResponseHead) throws {
+        try super.prepare(for: head)
+        guard case .stream(let stream) = target else { return }
+        if stream.streamStatus == .notOpen {
+            stream.open()
+            opened = true
+        }
+        if stream.streamStatus == .error || stream.streamStatus == .closed {
+            throw writeFailure(reason: "The output stream could not be opened", underlying: stream.streamError)
+        }
+    }
+
+    /// Writes the whole chunk, or throws ``HotPotatoError/Code/writeFailed``.
+    open override func receive(_ chunk: Data) throws {
+        switch target {
+        case .fileHandle(let handle):
+            do {
+                try handle.write(contentsOf: chunk)
+            } catch {
+                throw writeFailure(reason: "Writing to the file handle failed", underlying: error)
+            }
+        case .stream(let stream):
+            try chunk.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+                guard let base = buffer.bindMemory(to: UInt8.self).baseAddress else { return }
+                var offset = 0
+                while offset < buffer.count {
+                    let written = stream.write(base + offset, maxLength: buffer.count - offset)
+                    guard written > 0 else {
+                        throw writeFailure(
+                            reason: written == 0
+                                ? "The output stream accepts no more bytes"
+                                : "Writing to the output stream failed",
+                            underlying: stream.streamError)
+                    }
+                    offset += written
+                }
+            }
+        }
+        bytesWritten += Int64(chunk.count)
+    }
+
+    /// Closes a stream the writer opened, and returns the number of bytes written.
+    open override func finish() throws -> Int64 {
+        closeIfOpened()
+        return bytesWritten
+    }
+
+    /// Closes a stream the writer opened. Bytes already written stay written.
+    open override func cleanUp() {
+        closeIfOpened()
+    }
+
+    private func closeIfOpened() {
+        guard opened, case .stream(let stream) = target else { return }
+        opened = false
+        stream.close()
+    }
+
+    private func writeFailure(reason: String, underlying: (any Error)?) -> HotPotatoError {
+        var error = HotPotatoError(
+            .writeFailed,
+            reason: reason + (underlying.map { ": \($0)" } ?? "") + ".",
+            head: head, underlying: underlying)
+        error.byteOffset = bytesWritten
+        return error
+    }
+}

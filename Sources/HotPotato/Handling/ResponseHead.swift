@@ -1,0 +1,86 @@
+import Foundation
+
+/// The head of an HTTP response: status, headers, and where it came from.
+///
+/// A transport builds one when the status line and headers are complete (after redirects) and
+/// hands it to a ``ContentHandler`` before any body byte. Every ``HotPotatoError`` raised after
+/// that point carries it.
+public struct ResponseHead: Sendable, Hashable {
+    /// The HTTP status code, such as `200` or `404`.
+    public var status: Int
+    /// The response header fields; lookups are case-insensitive.
+    public var headers: HTTPHeaders
+    /// The URL the response came from (after redirects), when known.
+    public var url: URL?
+    /// The request method (`"GET"`, `"HEAD"` …), uppercased, when known.
+    ///
+    /// A `HEAD` response has no body whatever its headers say; see ``hasNoBody``.
+    public var requestMethod: String?
+
+    /// Creates a response head.
+    public init(status: Int, headers: HTTPHeaders = [:], url: URL? = nil, requestMethod: String? = nil) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.requestMethod = requestMethod?.uppercased()
+    }
+
+    /// The raw `Content-Type` header value, or `nil` when absent.
+    public var contentTypeHeader: String? { headers["Content-Type"] }
+
+    /// The parsed `Content-Type`, or `nil` when the header is absent or malformed.
+    ///
+    /// Use ``contentTypeHeader`` to tell an absent header from a malformed one.
+    public var contentType: MediaType? { contentTypeHeader.flatMap { MediaType(parsing: $0) } }
+
+    /// The declared body length from `Content-Length`, or `nil` when absent or invalid.
+    ///
+    /// Several identical values (a list, or repeated fields) count as one; differing values or
+    /// anything but digits give `nil`, as RFC 9110 asks.
+    public var contentLength: Int64? {
+        let values = headers.values(for: "Content-Length")
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = values.first, values.allSatisfy({ $0 == first }),
+              !first.isEmpty, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        else { return nil }
+        return Int64(first)
+    }
+
+    /// The `Content-Encoding` codings, lowercased (`["gzip"]`); empty when absent or `identity`.
+    public var contentEncodings: [String] {
+        headers.values(for: "Content-Encoding")
+            .flatMap { $0.split(separator: ",") }
+            .map { ASCII.lowercased($0.trimmingCharacters(in: .whitespaces)) }
+            .filter { !$0.isEmpty && $0 != "identity" }
+    }
+
+    /// Whether this response has no body by definition, whatever its headers say: a response to
+    /// `HEAD`, or a `1xx`, `204 No Content`, `205 Reset Content` or `304 Not Modified`.
+    ///
+    /// Handlers produce their "empty" content for such responses instead of failing.
+    public var hasNoBody: Bool {
+        requestMethod == "HEAD" || (100..<200).contains(status)
+            || status == 204 || status == 205 || status == 304
+    }
+
+    /// Whether the body is known to be empty: ``hasNoBody``, or `Content-Length: 0`.
+    public var hasEmptyBody: Bool {
+        hasNoBody || contentLength == 0
+    }
+
+    /// The status code's standard reason phrase from RFC 9110, such as `"Not Found"`, or
+    /// `"Status 599"` for a code it does not define.
+    public var reasonPhrase: String {
+        StatusPhrases.phrase(for: status) ?? "Status \(status)"
+    }
+}
+
+extension ResponseHead: CustomStringConvertible {
+    /// The status line and headers, for logs.
+    public var description: String {
+        var text = "HTTP \(status) \(reasonPhrase)"
+        if !headers.isEmpty { text += "\n\(headers)" }
+        return text
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+extension JSON {
+    /// A JSON number, kept exactly as the document wrote it.
+    ///
+    /// JSON numbers have any number of digits; Swift's numeric types do not. A `Number` keeps the
+    /// digits, so `12345678901234567890123` and `0.1000000000000000055511151231257827` survive
+    /// a round trip unchanged, and converts on request:
+    /// - ``int64Value`` / ``intValue``: the exact integer, or `nil` when the value is not an
+    ///   integer or does not fit (never rounded or truncated);
+    /// - ``doubleValue``: the nearest `Double` (this one may round);
+    /// - ``decimalValue``: a Foundation `Decimal` (38 significant digits).
+    ///
+    /// Two numbers are equal when their values are equal: `1`, `1.0` and `10e-1` compare equal and
+    /// hash alike.
+    public struct Number: Sendable {
+        enum Storage: Sendable {
+            case integer(Int64)
+            /// Text known to follow the JSON number grammar.
+            case text(String)
+        }
+
+        let storage: Storage
+
+        /// Creates a number from an integer.
+        public init(_ value: Int64) {
+            storage = .integer(value)
+        }
+
+        /// Creates a number from an integer.
+        public init(_ value: Int) {
+            storage = .integer(Int64(value))
+        }
+
+        /// Creates a number from a `Double`, or returns `nil` for infinity and NaN, which JSON
+        /// cannot represent.
+        public init?(_ value: Double) {
+            guard value.isFinite else { return nil }
+            storage = .text(Self.text(for: value))
+        }
+
+        /// Creates a number from its JSON text, such as `"-12.5e3"`, or returns `nil` when the
+        /// text is not a JSON number (RFC 8259: no leading `+`, no leading zeros, no bare `.`).
+        public init?(text: String) {
+            guard JSONNumberSyntax.isValid(Array(text.utf8)[...]) else { return nil }
+            storage = .text(text)
+        }
+
+        /// Creates a number from text already checked against the JSON number grammar.
+        init(validatedText text: String) {
+            storage = .text(text)
+        }
+
+        /// The number as JSON text: as written in the document, or the shortest text for a number
+        /// made from a Swift value.
+        public var text: String {
+            switch storage {
+            case .integer(let value): return String(value)
+            case .text(let text): return text
+            }
+        }
+
+        /// The exact value as an `Int64`, or `nil` when it is not an integer or does not fit.
+        public var int64Value: Int64? {
+            switch storage {
+            case .integer(let value): return value
+            case .text: return normalized.int64Value
+            }
+        }
+
+        /// The exact value as an `Int`, or `nil` when it is not an integer or does not fit.
+        public var intValue: Int? {
+            int64Value.flatMap { Int(exactly: $0) }
+        }
+
+        /// The nearest `Double`. Very large magnitudes give infinity.
+        public var doubleValue: Double {
+            switch storage {
+            case .integer(let value): return Double(value)
+            case .text(let text): return Double(text) ?? .nan
+            }
+        }
+
+        /// The value as a Foundation `Decimal`, or `nil` when it is beyond `Decimal`'s range.
+        public var decimalValue: Decimal? {
+            switch storage {
+            case .integer(let value): return Decimal(value)
+            case .text(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+            }
+        }
+
+        /// Whether the value is an integer (`3`, `3.0` and `3e2` are; `3.5` is not).
+        public var isInteger: Bool {
+            switch storage {
+            case .integer: return true
+            case .text: return normalized.exponent >= 0
+            }
+        }
+
+        var normalized: NormalizedNumber {
+            switch storage {
+            case .integer(let value): return NormalizedNumber(value)
+            case .text(let text): return NormalizedNumber(jsonText: text)
+            }
+        }
+
+        private static func text(for value: Double) -> String {
+            if value == value.rounded(), abs(value) < 1e15 {
+                return String(Int64(value))
+            }
+            return "\(value)"
+        }
+    }
+}
+
+extension JSON.Number: Hashable {
+    /// Whether two numbers have the same value, however they are written.
+    public static func == (lhs: JSON.Number, rhs: JSON.Number) -> Bool {
+        if case .integer(let left) = lhs.storage, case .integer(let right) = rhs.storage {
+            return left == right
+        }
+        return lhs.normalized == rhs.normalized
+    }
+
+    /// Hashes the value, so that equal numbers hash alike.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(normalized)
+    }
+}
+
+extension JSON.Number: CustomStringConvertible {
+    /// The number as JSON text; see ``text``.
+    public var description: String { text }
+}
+
+extension JSON.Number: ExpressibleByIntegerLiteral {
+    /// Creates a number from an integer literal.
+    public init(integerLiteral value: Int64) {
+        self.init(value)
+    }
+}
+
+extension JSON.Number: ExpressibleByFloatLiteral {
+    /// Creates a number from a floating-point literal.
+    public init(floatLiteral value: Double) {
+        self = JSON.Number(value) ?? JSON.Number(0)
+    }
+}

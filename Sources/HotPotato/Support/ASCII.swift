@@ -1,0 +1,44 @@
+/// Byte-level ASCII helpers for the protocol tokens HotPotato parses (header names, media types,
+/// charset labels). Non-ASCII bytes compare as themselves.
+enum ASCII {
+    @inline(__always)
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+    }
+
+    static func caseInsensitiveEquals(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil):
+                return true
+            case let (l?, r?):
+                if lowercased(l) != lowercased(r) { return false }
+            default:
+                return false
+            }
+        }
+    }
+
+    /// `string` with ASCII letters lowercased; other characters are kept.
+    static func lowercased(_ string: String) -> String {
+        if !string.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return string }
+        return String(decoding: string.utf8.map(lowercased), as: UTF8.self)
+    }
+
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
+    /// Whether `byte` may appear in an RFC 9110 token (`tchar`).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX file operations ``FileWriter`` needs, with `errno` turned into `POSIXError`.
+enum POSIXFile {
+    /// Creates a new file at `path`: exclusively (never an existing file), never through a
+    /// symbolic link, close-on-exec, with permissions 0600.
+    static func createExclusive(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor < 0 { throw currentError() }
+        return descriptor
+    }
+
+    /// Writes all of `bytes`, retrying after interruptions and short writes.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = write(descriptor, base, remaining)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw currentError()
+            }
+            if written == 0 { throw POSIXError(.EIO) }
+            base += written
+            remaining -= written
+        }
+    }
+
+    static func setMode(_ descriptor: Int32, _ mode: mode_t) throws {
+        if fchmod(descriptor, mode) != 0 { throw currentError() }
+    }
+
+    /// Closes the descriptor. An error from `close` (NFS reports late write errors there) is
+    /// thrown; the descriptor is released either way.
+    static func close(_ descriptor: Int32) throws {
+        #if canImport(Darwin)
+        let result = Darwin.close(descriptor)
+        #elseif canImport(Glibc)
+        let result = Glibc.close(descriptor)
+        #else
+        let result = Musl.close(descriptor)
+        #endif
+        if result != 0 && errno != EINTR { throw currentError() }
+    }
+
+    /// Moves `source` to `destination`, atomically replacing any file there.
+    static func rename(_ source: String, to destination: String) throws {
+        #if canImport(Darwin)
+        let result = Darwin.rename(source, destination)
+        #elseif canImport(Glibc)
+        let result = Glibc.rename(source, destination)
+        #else
+        let result = Musl.rename(source, destination)
+        #endif
+        if result != 0 { throw currentError() }
+    }
+
+    /// Moves `source` to `destination` only if nothing exists there, atomically; throws `EEXIST`
+    /// otherwise. Uses a hard link, then removes `source`; where the file system has no hard links,
+    /// falls back to a check followed by a rename.
+    static func renameNoReplace(_ source: String, to destination: String) throws {
+        if link(source, destination) == 0 {
+            unlink(source)
+            return
+        }
+        let linkError = errno
+        switch linkError {
+        case EEXIST:
+            throw POSIXError(.EEXIST)
+        case EPERM, ENOTSUP, EOPNOTSUPP, EXDEV, EMLINK:
+            if access(destination, F_OK) == 0 || errno != ENOENT { throw POSIXError(.EEXIST) }
+            try rename(source, to: destination)
+        default:
+            throw POSIXError(POSIXErrorCode(rawValue: linkError) ?? .EIO)
+        }
+    }
+
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// The permissions a new file gets from `open(…, 0666)` under the process's umask, read
+    /// without changing it (Linux reports it in /proc/self/status); 0644 where it cannot be read.
+    static let regularFileMode: mode_t = {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+           let mask = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) {
+            return 0o666 & ~mask
+        }
+        return 0o644
+    }()
+
+    static func currentError() -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+}
