@@ -43,7 +43,7 @@ extension HotPotatoError {
         /// `Content-Length` when it was refused at the head, otherwise the bytes received so far).
         public static let bodyTooLarge = Code(.bodyTooLarge)
         /// The body is empty and the handler cannot represent "empty" (for example ``JSONParser``
-        /// with ``JSONParser/EmptyBodyPolicy/fail``).
+        /// with ``EmptyBodyPolicy/fail``).
         public static let emptyBody = Code(.emptyBody)
         /// The body is not valid text in its encoding. Sets `intermediate` (the raw bytes),
         /// `encoding`, and for UTF-8 `byteOffset` (the first invalid byte).
