@@ -1,0 +1,50 @@
+import Foundation
+
+/// A request in flight: await its response, follow its progress, or cancel it.
+///
+/// ```swift
+/// let call = session.get(url).downloadToFile(at: destination).start()
+/// Task { for await progress in call.progress { print(progress.bytesReceived) } }
+/// let file = try await call.response().content
+/// ```
+public final class Call<Content: Sendable>: Sendable {
+    private let completion: Completion<Content>
+    private let cancelAction: @Sendable () -> Void
+
+    /// The body's progress, throttled; the sequence ends when the call completes. It keeps only
+    /// the newest update for a slow reader.
+    public let progress: AsyncStream<TransferProgress>
+
+    init(completion: Completion<Content>, progress: AsyncStream<TransferProgress>, cancel: @escaping @Sendable () -> Void) {
+        self.completion = completion
+        self.progress = progress
+        self.cancelAction = cancel
+    }
+
+    /// Cancels the call. It completes promptly with ``HotPotatoError/Code/cancelled`` — without
+    /// waiting for the transport — once the handler call in progress, if any, returns; the handler
+    /// cleans up, and chunks that still arrive are ignored. Does nothing once the call is complete.
+    public func cancel() {
+        cancelAction()
+    }
+
+    /// Whether the call has completed (successfully, with an error, or cancelled).
+    public var isComplete: Bool {
+        completion.outcome != nil
+    }
+
+    /// Waits for the response. Cancelling the awaiting `Task` cancels the call.
+    public func response() async throws(HotPotatoError) -> Response<Content> {
+        let completion = completion
+        let outcome = await withTaskCancellationHandler {
+            await completion.wait()
+        } onCancel: {
+            self.cancel()
+        }
+        return try outcome.get()
+    }
+
+    func observe(_ observer: @escaping @Sendable (Result<Response<Content>, HotPotatoError>) -> Void) {
+        completion.observe(observer)
+    }
+}

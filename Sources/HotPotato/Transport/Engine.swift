@@ -1,0 +1,14 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that performs requests and reports their events to a ``TransferSink``.
+protocol Engine: Sendable {
+    /// Starts the request. Returns a closure that stops the transfer; it must return promptly and
+    /// may be called from any thread, more than once.
+    func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void
+
+    /// Releases the engine's resources; requests in flight are cancelled.
+    func invalidate()
+}

@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    /// Adds a header field (a field of the same name set earlier is kept; send both).
+    public func header(_ name: String, _ value: String) -> Request {
+        with { $0.spec.headers.add(name: name, value: value) }
+    }
+
+    /// Adds header fields.
+    public func headers(_ headers: HTTPHeaders) -> Request {
+        with { request in
+            for field in headers { request.spec.headers.add(name: field.name, value: field.value) }
+        }
+    }
+
+    /// Appends a query item to the URL (`?name=value`); the value is percent-encoded.
+    public func query(_ name: String, _ value: String?) -> Request {
+        with { $0.spec.queryItems.append(URLQueryItem(name: name, value: value)) }
+    }
+
+    /// Appends query items to the URL.
+    public func query(_ items: [URLQueryItem]) -> Request {
+        with { $0.spec.queryItems += items }
+    }
+
+    /// Sends `data` as the body, with a `Content-Type` when given.
+    public func body(_ data: Data, contentType: String? = nil) -> Request {
+        with { request in
+            request.spec.body = .data(data)
+            if let contentType { request.spec.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
+        }
+    }
+
+    /// Sends `value` encoded as JSON, with `Content-Type: application/json`. If encoding fails,
+    /// the request fails with ``HotPotatoError/Code/invalidRequest`` when it runs.
+    public func body<Value: Encodable>(json value: Value, encoder: JSONEncoder = JSONEncoder()) -> Request {
+        with { request in
+            do {
+                request.spec.body = .data(try encoder.encode(value))
+            } catch {
+                request.spec.body = .invalid(HotPotatoError(
+                    .invalidRequest, reason: "Encoding the JSON body failed: \(error)", underlying: error))
+            }
+            request.spec.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        }
+    }
+
+    /// Sends the contents of a file as the body, streamed from disk. A file that cannot be read
+    /// fails the request with ``HotPotatoError/Code/invalidRequest`` when it runs.
+    public func body(fileAt url: URL, contentType: String? = nil) -> Request {
+        with { request in
+            request.spec.body = .file(url)
+            if let contentType { request.spec.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
+        }
+    }
+
+    /// Seconds this request may wait for the next bytes before failing with
+    /// ``HotPotatoError/Code/timedOut``; overrides ``Session/Configuration/requestTimeout``.
+    public func timeout(_ seconds: TimeInterval) -> Request {
+        with { $0.spec.timeout = seconds }
+    }
+
+    /// How many bytes of a rejected response's body to keep for the error; overrides
+    /// ``Session/Configuration/errorBodyLimit``.
+    public func errorBodyLimit(_ bytes: Int) -> Request {
+        with { $0.options.errorBodyLimit = bytes }
+    }
+
+    /// Calls `callback` with the body's progress, at most every
+    /// ``Session/Configuration/progressInterval`` and once at the end.
+    /// - Parameters:
+    ///   - queue: The queue to call it on; by default a serial queue of the call's own.
+    ///   - callback: Receives bytes received and expected.
+    public func onProgress(queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (TransferProgress) -> Void) -> Request {
+        with { request in
+            request.options.progressQueue = queue
+            request.options.progressCallback = callback
+        }
+    }
+}
+
+extension Request {
+    /// Accepts exactly these status codes (an empty set accepts all), instead of the handler's
+    /// default (`200...299`).
+    ///
+    /// Applies to handlers that are ``GatedContentHandler``s, which every HotPotato handler is;
+    /// it stays in effect when the chain changes the handler afterwards.
+    public func accepting(statusCodes: Set<Int>) -> Request {
+        with { $0.options.acceptedStatusCodes = statusCodes }
+    }
+
+    /// Accepts the status codes in a range, such as `200...399`.
+    public func accepting(statusCodes: ClosedRange<Int>) -> Request {
+        accepting(statusCodes: Set(statusCodes))
+    }
+
+    /// Accepts exactly these content types (an empty list accepts all), instead of the handler's
+    /// default. Matching follows ``MediaType/matches(_:)``.
+    public func accepting(contentTypes: [MediaType]) -> Request {
+        with { $0.options.acceptedContentTypes = contentTypes }
+    }
+
+    /// Accepts any status code: the body is handled whatever the status.
+    public func acceptingAnyStatus() -> Request {
+        accepting(statusCodes: Set<Int>())
+    }
+
+    /// Accepts any content type, or none.
+    public func acceptingAnyContentType() -> Request {
+        accepting(contentTypes: [])
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+extension Request {
+    /// Collects the body as `Data`, up to `maximumBodySize` bytes (64 MiB by default). This is
+    /// what a new request does unless the chain says otherwise.
+    public func asData(maximumBodySize: Int64 = 64 * 1024 * 1024) -> Request<Accumulator<Data>> {
+        replacingHandler { Accumulator(maximumBodySize: maximumBodySize) }
+    }
+
+    /// Decodes the body as text: with `encoding` when given, else by the response's charset, a
+    /// byte-order mark, or UTF-8. See ``StringConverter``.
+    public func asString(encoding: String.Encoding? = nil, maximumBodySize: Int64 = 64 * 1024 * 1024) -> Request<StringConverter<String>> {
+        replacingHandler { StringConverter(encoding: encoding, maximumBodySize: maximumBodySize) }
+    }
+
+    /// Parses the body as JSON into a ``JSON`` value (at `keyPath`, when given). Accepts
+    /// `application/json` and `application/*+json` by default. See ``JSONParser``.
+    public func asJSON(
+        atKeyPath keyPath: String? = nil,
+        emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        maximumBodySize: Int64 = 64 * 1024 * 1024
+    ) -> Request<JSONParser<JSON>> {
+        replacingHandler {
+            JSONParser(atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, maximumBodySize: maximumBodySize)
+        }
+    }
+
+    /// Decodes the JSON body (or the value at `keyPath`) into `type` with `decoder`.
+    ///
+    /// ```swift
+    /// let user = try await session.get(url).as(User.self, atKeyPath: "data").content
+    /// ```
+    public func `as`<Value: Decodable & Sendable>(
+        _ type: Value.Type,
+        atKeyPath keyPath: String? = nil,
+        using decoder: JSONDecoder = JSONDecoder(),
+        emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        maximumBodySize: Int64 = 64 * 1024 * 1024
+    ) -> Request<JSONParser<Value>> {
+        replacingHandler {
+            JSONParser(
+                decoding: type, atKeyPath: keyPath, using: decoder, emptyBodyPolicy: emptyBodyPolicy,
+                maximumBodySize: maximumBodySize)
+        }
+    }
+
+    /// Streams the body to a file, placed at `destination` only when complete. See ``FileWriter``.
+    /// The content is the file's URL.
+    public func downloadToFile(
+        at destination: URL,
+        ifExists existingFilePolicy: ExistingFilePolicy = .fail,
+        createIntermediateDirectories: Bool = false
+    ) -> Request<FileWriter> {
+        replacingHandler {
+            FileWriter(
+                destination: destination, existingFilePolicy: existingFilePolicy,
+                createIntermediateDirectories: createIntermediateDirectories)
+        }
+    }
+
+    /// Writes each chunk of the body to `stream` as it arrives. See ``StreamWriter``. The content
+    /// is the number of bytes written.
+    ///
+    /// The stream is used by every run of this request; give each run a stream of its own.
+    public func downloadToStream(_ stream: OutputStream) -> Request<StreamWriter> {
+        let box = UncheckedSendable(stream)
+        return replacingHandler { StreamWriter(stream: box.value) }
+    }
+
+    /// Writes each chunk of the body to `fileHandle` at its current offset. The content is the
+    /// number of bytes written.
+    public func downloadToStream(_ fileHandle: FileHandle) -> Request<StreamWriter> {
+        replacingHandler { StreamWriter(fileHandle: fileHandle) }
+    }
+
+    /// Checks the response and throws its body away. The content is `Void`.
+    public func discardResponseContent() -> Request<SelectiveDiscarder<Void>> {
+        replacingHandler { SelectiveDiscarder() }
+    }
+
+    /// Hands the body to a handler of your own, made afresh for each run.
+    ///
+    /// ```swift
+    /// let lines = try await session.get(url).handled(by: LineCounter()).content
+    /// ```
+    public func handled<Other: ContentHandler>(by makeHandler: @escaping @autoclosure @Sendable () -> Other) -> Request<Other> {
+        replacingHandler(makeHandler)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything about a request but its handler: what the chained API builds and an engine sends.
+struct RequestDescription: Sendable {
+    enum Body: Sendable {
+        case none
+        case data(Data)
+        case file(URL)
+        /// Encoding the body failed; the request fails with this when started.
+        case invalid(HotPotatoError)
+    }
+
+    var method: HTTPMethod
+    var url: URL?
+    var urlText: String
+    var headers: HTTPHeaders = [:]
+    var queryItems: [URLQueryItem] = []
+    var body: Body = .none
+    var timeout: TimeInterval?
+
+    init(method: HTTPMethod, url: URL) {
+        self.method = method
+        self.url = url
+        self.urlText = url.absoluteString
+    }
+
+    init(method: HTTPMethod, urlText: String) {
+        self.method = method
+        self.url = URL(string: urlText)
+        self.urlText = urlText
+    }
+
+    /// The request as a `URLRequest`, with the session's defaults applied; or the reason it
+    /// cannot be made.
+    func makeURLRequest(defaults: Session.Configuration) throws(HotPotatoError) -> URLRequest {
+        if case .invalid(let error) = body { throw error }
+        guard let base = url, let scheme = base.scheme?.lowercased(), base.host != nil || scheme == "data" else {
+            throw HotPotatoError(.invalidRequest, reason: "\"\(urlText)\" is not a valid absolute URL.")
+        }
+        guard ["http", "https", "data"].contains(scheme) else {
+            throw HotPotatoError(.invalidRequest, reason: "The URL scheme \"\(scheme)\" is not supported; use http or https.")
+        }
+        var target = base
+        if !queryItems.isEmpty {
+            guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
+                throw HotPotatoError(.invalidRequest, reason: "\"\(urlText)\" cannot take query items.")
+            }
+            components.queryItems = (components.queryItems ?? []) + queryItems
+            guard let composed = components.url else {
+                throw HotPotatoError(.invalidRequest, reason: "The query items do not form a valid URL.")
+            }
+            target = composed
+        }
+        var request = URLRequest(url: target)
+        request.httpMethod = method.rawValue
+        request.timeoutInterval = timeout ?? defaults.requestTimeout
+        for field in defaults.headers where !headers.contains(field.name) {
+            request.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        for field in headers {
+            request.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        if case .data(let data) = body {
+            request.httpBody = data
+        }
+        return request
+    }
+
+    /// The file to upload as the body, when there is one; checked to be readable.
+    func bodyFile() throws(HotPotatoError) -> URL? {
+        guard case .file(let url) = body else { return nil }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            var error = HotPotatoError(.invalidRequest, reason: "The body file \(url.path) cannot be read.")
+            error.path = url.path
+            throw error
+        }
+        return url
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session {
+    /// How a ``Session`` makes its requests.
+    ///
+    /// ```swift
+    /// var configuration = Session.Configuration()
+    /// configuration.requestTimeout = 10
+    /// configuration.headers = ["User-Agent": "MyApp/1.0"]
+    /// let session = Session(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// Seconds a request may wait for the next bytes before failing with
+        /// ``HotPotatoError/Code/timedOut``. Default 60. A request can set its own with
+        /// `timeout(_:)`.
+        public var requestTimeout: TimeInterval = 60
+        /// Seconds a whole transfer may take before failing with ``HotPotatoError/Code/timedOut``.
+        /// Default 7 days, URLSession's own.
+        public var resourceTimeout: TimeInterval = 7 * 24 * 60 * 60
+        /// Headers sent with every request; a request's own headers of the same name win.
+        public var headers: HTTPHeaders = [:]
+        /// How many redirects a request follows before failing with
+        /// ``HotPotatoError/Code/tooManyRedirects``. Default 10; 0 disables redirects (the 3xx
+        /// response is then handled like any other).
+        public var maximumRedirects = 10
+        /// How many bytes of a rejected response's body are kept for its error. Default 64 KiB.
+        public var errorBodyLimit = ErrorBody.defaultLimit
+        /// The shortest interval between two progress reports, in seconds. Default 0.1.
+        public var progressInterval: TimeInterval = 0.1
+        /// The most body bytes a call holds in memory, waiting for a slow handler, before it
+        /// spills the rest to an anonymous temporary file. Default 8 MiB.
+        ///
+        /// URLSession on Linux delivers every chunk as soon as it arrives, with no way to pause
+        /// the transfer; without this bound a slow handler makes memory grow with the body.
+        public var memoryHighWaterMark = 8 * 1024 * 1024
+        /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies,
+        /// caches, proxies, TLS settings). It is copied; HotPotato sets the timeouts above on the
+        /// copy. Default `.ephemeral`.
+        public var urlSessionConfiguration: URLSessionConfiguration = .ephemeral
+
+        /// Creates the default configuration.
+        public init() {}
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// The events of one transfer, as an engine reports them. Engines call these one after another
+/// (never concurrently) and stop the transfer as soon as a call returns `false` or
+/// ``isFinished`` becomes true.
+protocol TransferSink: AnyObject, Sendable {
+    /// The response head; returns whether to read the body.
+    func receive(head: ResponseHead) -> Bool
+    /// The next body chunk; returns whether to keep reading.
+    func receive(_ chunk: Data) -> Bool
+    /// The body ended normally.
+    func end()
+    /// The transfer failed.
+    func fail(_ error: HotPotatoError)
+    /// Cancels the transfer: the outcome becomes ``HotPotatoError/Code/cancelled`` unless it is
+    /// already settled.
+    func cancel()
+    /// Whether the outcome is settled (cancelled, failed, or done); cheap to call per chunk.
+    var isFinished: Bool { get }
+}

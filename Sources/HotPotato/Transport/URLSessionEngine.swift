@@ -1,0 +1,98 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The URLSession engine: one `URLSession` whose data delegate feeds each task's
+/// ``TransferSink`` on a serial queue (a concurrent delegate queue would reorder chunks).
+///
+/// On Linux, URLSession delivers every chunk as soon as libcurl has it, with no backpressure
+/// (`suspend()` does not pause a transfer in flight, and the response disposition is ignored).
+/// Each task's ``URLSessionTransfer`` therefore bounds memory itself by spilling to disk, and
+/// stopping a task never waits for URLSession.
+final class URLSessionEngine: NSObject, Engine, @unchecked Sendable {
+    private let configuration: Session.Configuration
+    private let delegateQueue: OperationQueue
+    /// Set once in `init`, never changed.
+    private var session: URLSession!
+    private let transfers = Locked([Int: URLSessionTransfer]())
+
+    init(configuration: Session.Configuration) {
+        self.configuration = configuration
+        delegateQueue = OperationQueue()
+        delegateQueue.maxConcurrentOperationCount = 1
+        delegateQueue.name = "HotPotato.URLSession.delegate"
+        super.init()
+        let urlConfiguration = (configuration.urlSessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
+        urlConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
+        urlConfiguration.timeoutIntervalForResource = configuration.resourceTimeout
+        session = URLSession(configuration: urlConfiguration, delegate: self, delegateQueue: delegateQueue)
+    }
+
+    func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void {
+        let task: URLSessionTask
+        if let bodyFile {
+            task = session.uploadTask(with: request, fromFile: bodyFile)
+        } else {
+            task = session.dataTask(with: request)
+        }
+        let transfer = URLSessionTransfer(
+            task: task, method: request.httpMethod ?? "GET", sink: sink,
+            highWaterMark: configuration.memoryHighWaterMark, backlog: { [delegateQueue] in
+                URLSessionEngine.queuedOperations(delegateQueue)
+            })
+        transfers.withLock { $0[task.taskIdentifier] = transfer }
+        task.resume()
+        return { transfer.stop() }
+    }
+
+    func invalidate() {
+        session.invalidateAndCancel()
+    }
+
+    fileprivate func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
+        transfers.withLock { $0[task.taskIdentifier] }
+    }
+
+    fileprivate func removeTransfer(for task: URLSessionTask) -> URLSessionTransfer? {
+        transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    }
+
+    /// The operations waiting on the delegate queue: on Linux, mostly chunks URLSession has
+    /// received and not yet handed over. Counting is linear in the backlog, so callers sample it.
+    private static func queuedOperations(_ queue: OperationQueue) -> Int {
+        #if canImport(FoundationNetworking)
+        return queue.operationCount
+        #else
+        return 0
+        #endif
+    }
+}
+
+extension URLSessionEngine: URLSessionDataDelegate {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        transfer(for: dataTask)?.didReceive(response)
+        // Always allow: on Apple platforms `.cancel` would also cut off the bounded error body that a
+        // rejection keeps; the transfer stops the task itself once it has what it needs.
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        transfer(for: dataTask)?.didReceive(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        removeTransfer(for: task)?.didComplete(error)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let follow = transfer(for: task)?.shouldFollowRedirect(limit: configuration.maximumRedirects) ?? false
+        completionHandler(follow ? request : nil)
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One URLSession task's side of a transfer: turns the delegate's callbacks into
+/// ``TransferSink`` events, keeps memory bounded under a slow handler, and stops the task
+/// without ever waiting for URLSession.
+///
+/// ## Bounding memory
+///
+/// Chunks are handed to the handler right on the delegate queue — no extra thread hop — as long
+/// as the handler keeps up. Every few chunks the backlog of the delegate queue is sampled; when it
+/// holds more than the high-water mark, the task switches to *spilling*: the delegate queue only
+/// appends chunks to an anonymous ``SpillFile`` (fast, so URLSession's backlog drains), and a
+/// consumer queue feeds the handler from the file. When the consumer has caught up, chunks go
+/// straight to the handler again. Memory therefore stays near the high-water mark however slow the
+/// handler is; the disk absorbs the rest.
+final class URLSessionTransfer: @unchecked Sendable {
+    private enum Mode {
+        case direct
+        case spilling(SpillFile)
+    }
+
+    private enum Ending {
+        case success
+        case failure(HotPotatoError)
+    }
+
+    /// How many chunks pass between two samples of the delegate queue's backlog.
+    private static let sampleInterval = 8
+    /// The size of the blocks the consumer reads back from the spill file.
+    private static let spillReadSize = 256 * 1024
+
+    private let task: URLSessionTask
+    private let method: String
+    private let sink: any TransferSink
+    private let highWaterMark: Int
+    private let backlog: @Sendable () -> Int
+    private let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
+
+    private struct State {
+        var mode = Mode.direct
+        var ending: Ending?
+        var stopped = false
+        var redirects = 0
+        var expectedLength: Int64?
+        var bytesDelivered: Int64 = 0
+        var chunksSinceSample = 0
+    }
+
+    private let state = Locked(State())
+
+    init(task: URLSessionTask, method: String, sink: any TransferSink, highWaterMark: Int, backlog: @escaping @Sendable () -> Int) {
+        self.task = task
+        self.method = method
+        self.sink = sink
+        self.highWaterMark = highWaterMark
+        self.backlog = backlog
+    }
+
+    // MARK: - Delegate queue
+
+    func didReceive(_ response: URLResponse) {
+        let head = Self.head(of: response, method: method)
+        state.withLock { state in
+            state.expectedLength = head.contentEncodings.isEmpty ? head.contentLength : nil
+        }
+        if !sink.receive(head: head) { stop() }
+    }
+
+    func didReceive(_ data: Data) {
+        if sink.isFinished { return }
+        // Checking the mode and appending to the spill file happen under one lock, so the consumer
+        // cannot hand back to direct delivery between the two.
+        enum Route { case direct, spilled, failed(HotPotatoError) }
+        let route: Route = state.withLock { state in
+            state.bytesDelivered += Int64(data.count)
+            guard case .spilling(let spill) = state.mode else { return .direct }
+            do {
+                try spill.append(data)
+                return .spilled
+            } catch {
+                var failure = HotPotatoError(
+                    .fileSystemError,
+                    reason: "Buffering the body for a slow handler in a temporary file failed: \(error)",
+                    underlying: error)
+                failure.path = FileManager.default.temporaryDirectory.path
+                return .failed(failure)
+            }
+        }
+        switch route {
+        case .spilled:
+            return
+        case .failed(let failure):
+            sink.fail(failure)
+            stop()
+        case .direct:
+            guard sink.receive(data) else {
+                stop()
+                return
+            }
+            sampleBacklog(chunkSize: data.count)
+        }
+    }
+
+    func didComplete(_ error: (any Error)?) {
+        let ending: Ending
+        if let error {
+            ending = .failure(failure(for: error))
+        } else {
+            ending = .success
+        }
+        let spilling = state.withLock { state -> Bool in
+            guard case .spilling = state.mode else { return false }
+            state.ending = ending
+            return true
+        }
+        if !spilling { deliver(ending) }
+    }
+
+    /// Counts a redirect; returns whether to follow it. Past the limit the call fails with
+    /// ``HotPotatoError/Code/tooManyRedirects``.
+    func shouldFollowRedirect(limit: Int) -> Bool {
+        let count = state.withLock { state -> Int in
+            state.redirects += 1
+            return state.redirects
+        }
+        if limit == 0 { return false }
+        if count > limit {
+            var error = HotPotatoError(.tooManyRedirects, reason: "The request was redirected more than \(limit) times.")
+            error.limit = Int64(limit)
+            sink.fail(error)
+            stop()
+            return false
+        }
+        return true
+    }
+
+    // MARK: - Any thread
+
+    /// Stops the task. URLSession's `cancel()` can block for seconds on a busy transfer, so it runs
+    /// on a queue of its own; whatever still arrives is ignored because the sink is finished.
+    func stop() {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
+        let task = task
+        DispatchQueue.global(qos: .utility).async { task.cancel() }
+    }
+
+    // MARK: - Spilling
+
+    private func sampleBacklog(chunkSize: Int) {
+        let due = state.withLock { state -> Bool in
+            state.chunksSinceSample += 1
+            guard state.chunksSinceSample >= Self.sampleInterval else { return false }
+            state.chunksSinceSample = 0
+            return true
+        }
+        guard due, backlog() * max(chunkSize, 16 * 1024) > highWaterMark else { return }
+        guard let file = try? SpillFile() else { return }  // No spill file: keep going unbounded.
+        state.withLock { state in state.mode = .spilling(file) }
+        consumerQueue.async { self.drainSpill(file) }
+    }
+
+    /// Runs on the consumer queue: feeds the handler from the spill file until it has caught up,
+    /// then hands chunks back to the delegate queue.
+    private func drainSpill(_ spill: SpillFile) {
+        while !sink.isFinished {
+            enum Next { case read(Int64, Int), end(Ending), resumeDirect }
+            let next: Next = state.withLock { state in
+                if spill.pending > 0 {
+                    return .read(spill.readOffset, Int(min(spill.pending, Int64(Self.spillReadSize))))
+                }
+                if let ending = state.ending { return .end(ending) }
+                state.mode = .direct
+                return .resumeDirect
+            }
+            switch next {
+            case .read(let offset, let count):
+                let block: Data
+                do {
+                    block = try spill.read(at: offset, count: count)
+                } catch {
+                    sink.fail(HotPotatoError(
+                        .fileSystemError, reason: "Reading back buffered body bytes failed: \(error)", underlying: error))
+                    stop()
+                    return
+                }
+                state.withLock { _ in spill.consume(count) }
+                if !sink.receive(block) {
+                    stop()
+                    return
+                }
+            case .end(let ending):
+                deliver(ending)
+                return
+            case .resumeDirect:
+                return
+            }
+        }
+    }
+
+    // MARK: - Endings
+
+    private func deliver(_ ending: Ending) {
+        switch ending {
+        case .success: sink.end()
+        case .failure(let error): sink.fail(error)
+        }
+    }
+
+    private func failure(for error: any Error) -> HotPotatoError {
+        var mapped = URLErrorMapping.map(error)
+        let (expected, delivered) = state.withLock { ($0.expectedLength, $0.bytesDelivered) }
+        if mapped.code == .transportFailed, let expected, delivered < expected {
+            // libcurl's "transfer closed with N bytes remaining": the server ended the body early.
+            var truncated = HotPotatoError(
+                .truncatedBody,
+                reason: "The body ended after \(delivered) of the \(expected) bytes its Content-Length declared.",
+                underlying: error)
+            truncated.limit = expected
+            truncated.byteCount = delivered
+            truncated.byteOffset = delivered
+            return truncated
+        }
+        if mapped.code == .connectionLost, let expected {
+            mapped.limit = expected
+            mapped.byteCount = delivered
+        }
+        return mapped
+    }
+
+    static func head(of response: URLResponse, method: String) -> ResponseHead {
+        if let http = response as? HTTPURLResponse {
+            return ResponseHead(
+                status: http.statusCode, headers: HTTPHeaders(http.allHeaderFields), url: http.url,
+                requestMethod: method)
+        }
+        // A `data:` URL: no status line, so the type and length come from the response itself.
+        var headers = HTTPHeaders()
+        if let mimeType = response.mimeType {
+            let charset = response.textEncodingName.map { "; charset=\($0)" } ?? ""
+            headers.add(name: "Content-Type", value: mimeType + charset)
+        }
+        if response.expectedContentLength >= 0 {
+            headers.add(name: "Content-Length", value: String(response.expectedContentLength))
+        }
+        return ResponseHead(status: 200, headers: headers, url: response.url, requestMethod: method)
+    }
+}

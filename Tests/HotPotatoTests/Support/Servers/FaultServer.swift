@@ -1,0 +1,167 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small HTTP/1.1 server of the project's own, in the test process, for what real servers do
+/// not do on purpose. Each connection serves one request and closes. Paths:
+///
+/// - `/short?declared=N&sent=M` — `Content-Length: N`, then M bytes, then a clean close.
+/// - `/reset?declared=N&sent=M` — M bytes of an N-byte body, then a TCP reset.
+/// - `/stall?declared=N&sent=M&seconds=S` — M bytes, then silence for S seconds.
+/// - `/drip?bytes=N&chunk=C&delayMs=D` — N bytes in C-byte pieces every D milliseconds.
+/// - `/typed?type=T&status=S` — a small JSON body with the given `Content-Type` and status.
+/// - `/chunked-cut?sent=M` — a chunked body whose last chunk never comes, then a clean close.
+///
+/// Bodies are the repeating bytes of `FaultServer.byte(at:)`, so tests can check what arrived.
+final class FaultServer: @unchecked Sendable {
+    let port: UInt16
+    private let listener: LoopbackSocket
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    func url(_ pathAndQuery: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")! }
+
+    static func byte(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset % 251) }
+
+    static func body(count: Int) -> Data { Data((0..<count).map(byte(at:))) }
+
+    init() throws {
+        listener = try LoopbackSocket.listening(port: 0)
+        port = listener.port
+        let thread = Thread { [listener] in
+            while true {
+                let connection = accept(listener.descriptor, nil, nil)
+                guard connection >= 0 else {
+                    if errno == EINTR { continue }
+                    return
+                }
+                let worker = Thread { FaultServer.serve(connection) }
+                worker.start()
+            }
+        }
+        thread.start()
+    }
+
+    private static func serve(_ connection: Int32) {
+        defer { _ = systemClose(connection) }
+        var yes: Int32 = 1
+        setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        guard let target = readRequestTarget(connection), let components = URLComponents(string: target) else { return }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        func int(_ name: String, _ fallback: Int) -> Int { query[name].flatMap(Int.init) ?? fallback }
+
+        switch components.path {
+        case "/short":
+            send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
+            sendBody(connection, count: int("sent", 100))
+            shutdown(connection, Int32(SHUT_WR))
+            drain(connection)
+        case "/reset":
+            send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1_000_000)), "Content-Type": "application/json"]))
+            sendBody(connection, count: int("sent", 50_000))
+            usleep(50_000)
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+        case "/stall":
+            send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
+            sendBody(connection, count: int("sent", 10))
+            sleepUntilClosed(connection, seconds: int("seconds", 10))
+        case "/drip":
+            let total = int("bytes", 1000)
+            let chunk = max(1, int("chunk", 100))
+            send(connection, head(status: 200, headers: ["Content-Length": String(total), "Content-Type": "application/octet-stream"]))
+            var offset = 0
+            while offset < total {
+                let count = min(chunk, total - offset)
+                guard send(connection, Data((offset..<offset + count).map(byte(at:)))) else { return }
+                offset += count
+                usleep(UInt32(int("delayMs", 10) * 1000))
+            }
+        case "/typed":
+            let body = Data(#"{"message":"typed response"}"#.utf8)
+            send(connection, head(status: int("status", 200), headers: [
+                "Content-Length": String(body.count), "Content-Type": query["type"] ?? "text/html",
+            ]))
+            send(connection, body)
+        case "/chunked-cut":
+            send(connection, head(status: 200, headers: ["Transfer-Encoding": "chunked", "Content-Type": "application/json"]))
+            let sent = int("sent", 100)
+            send(connection, Data(String(sent, radix: 16).utf8) + Data("\r\n".utf8) + body(count: sent) + Data("\r\n".utf8))
+            shutdown(connection, Int32(SHUT_WR))
+            drain(connection)
+        default:
+            send(connection, head(status: 404, headers: ["Content-Length": "0"]))
+        }
+    }
+
+    private static func head(status: Int, headers: [String: String]) -> Data {
+        var text = "HTTP/1.1 \(status) Fault\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+
+    private static func sendBody(_ connection: Int32, count: Int) {
+        var offset = 0
+        while offset < count {
+            let size = min(64 * 1024, count - offset)
+            guard send(connection, Data((offset..<offset + size).map(byte(at:)))) else { return }
+            offset += size
+        }
+    }
+
+    @discardableResult
+    private static func send(_ connection: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var sent = 0
+            while sent < buffer.count {
+                #if canImport(Glibc)
+                let result = Glibc.send(connection, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                #else
+                let result = Darwin.send(connection, buffer.baseAddress! + sent, buffer.count - sent, 0)
+                #endif
+                if result <= 0 { return false }
+                sent += result
+            }
+            return true
+        }
+    }
+
+    private static func readRequestTarget(_ connection: Int32) -> String? {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.range(of: Data("\r\n\r\n".utf8)) == nil {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            received.append(buffer, count: count)
+            if received.count > 64 * 1024 { return nil }
+        }
+        let requestLine = String(decoding: received.prefix { $0 != 0x0D }, as: UTF8.self)
+        let parts = requestLine.split(separator: " ")
+        return parts.count >= 2 ? String(parts[1]) : nil
+    }
+
+    /// Reads until the client closes, so a clean close is not turned into a reset by unread data.
+    private static func drain(_ connection: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while recv(connection, &buffer, buffer.count, 0) > 0 {}
+    }
+
+    /// Waits up to `seconds`, returning early if the client closes the connection.
+    private static func sleepUntilClosed(_ connection: Int32, seconds: Int) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = Date().addingTimeInterval(TimeInterval(seconds))
+        while Date() < deadline {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count == 0 { return }
+            if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK { return }
+        }
+    }
+}

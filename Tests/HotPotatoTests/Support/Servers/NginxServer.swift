@@ -1,0 +1,117 @@
+import Foundation
+
+/// nginx on 127.0.0.1 with a configuration of the tests' own in a temporary directory, serving
+/// files generated at test time: large files, keep-alive, byte ranges.
+final class NginxServer: Sendable {
+    let port: UInt16
+    let root: URL
+    let process: ManagedProcess
+
+    /// The size of `big.bin`: 256 MiB.
+    static let bigFileSize = 256 * 1024 * 1024
+    /// The size of `medium.bin`: 8 MiB.
+    static let mediumFileSize = 8 * 1024 * 1024
+
+    static var isInstalled: Bool { findExecutable("nginx") != nil }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
+
+    static func start() throws -> NginxServer {
+        guard let nginx = findExecutable("nginx") else { throw ServerError.notInstalled("nginx") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-nginx-\(UUID().uuidString)")
+        let root = directory.appendingPathComponent("html")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        try writePatternFile(root.appendingPathComponent("big.bin"), size: bigFileSize)
+        try writePatternFile(root.appendingPathComponent("medium.bin"), size: mediumFileSize)
+        try Data(#"{"name":"HotPotato","items":[1,2,3],"nested":{"ok":true}}"#.utf8)
+            .write(to: root.appendingPathComponent("small.json"))
+        let port = try freeLoopbackPort()
+        let config = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            error_log \(directory.path)/logs/error.log;
+            pid \(directory.path)/nginx.pid;
+            events { worker_connections 512; }
+            http {
+                access_log off;
+                sendfile on;
+                keepalive_requests 100000;
+                client_body_temp_path \(directory.path)/body;
+                proxy_temp_path \(directory.path)/proxy;
+                fastcgi_temp_path \(directory.path)/fastcgi;
+                uwsgi_temp_path \(directory.path)/uwsgi;
+                scgi_temp_path \(directory.path)/scgi;
+                types { application/json json; application/octet-stream bin; text/plain txt; }
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root.path);
+                    location /connections { return 200 "$connection_requests\\n"; }
+                }
+            }
+            """
+        let configURL = directory.appendingPathComponent("nginx.conf")
+        try config.write(to: configURL, atomically: true, encoding: .utf8)
+        let process = try ManagedProcess(
+            name: "nginx", executable: nginx, arguments: ["-c", configURL.path, "-p", directory.path],
+            workingDirectory: directory)
+        guard waitForPort(port, timeout: 10) else {
+            process.stop()
+            throw ServerError.didNotStart("nginx", process.logTail())
+        }
+        return NginxServer(port: port, root: root, process: process)
+    }
+
+    private init(port: UInt16, root: URL, process: ManagedProcess) {
+        self.port = port
+        self.root = root
+        self.process = process
+    }
+
+    /// Writes `size` bytes made of 1 MiB blocks, each starting with its own index, so that a
+    /// missing, repeated or reordered block changes the content.
+    static func writePatternFile(_ url: URL, size: Int) throws {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        let blockSize = 1024 * 1024
+        var block = Data((0..<blockSize).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 10)) })
+        var written = 0
+        var index: UInt64 = 0
+        while written < size {
+            withUnsafeBytes(of: index.bigEndian) { block.replaceSubrange(0..<8, with: $0) }
+            let count = min(blockSize, size - written)
+            try handle.write(contentsOf: block.prefix(count))
+            written += count
+            index += 1
+        }
+    }
+}
+
+enum ServerError: Error, CustomStringConvertible {
+    case notInstalled(String)
+    case didNotStart(String, String)
+
+    var description: String {
+        switch self {
+        case .notInstalled(let name): return "\(name) is not installed"
+        case .didNotStart(let name, let log): return "\(name) did not start:\n\(log)"
+        }
+    }
+}
+
+/// Whether two files have the same bytes, compared a megabyte at a time.
+func filesAreIdentical(_ first: URL, _ second: URL) throws -> Bool {
+    let a = try FileHandle(forReadingFrom: first)
+    let b = try FileHandle(forReadingFrom: second)
+    defer { try? a.close(); try? b.close() }
+    while true {
+        let left = try a.read(upToCount: 1024 * 1024) ?? Data()
+        let right = try b.read(upToCount: 1024 * 1024) ?? Data()
+        if left != right { return false }
+        if left.isEmpty { return true }
+    }
+}
