@@ -21,9 +21,16 @@ let package = Package(
             name: "HotPotato",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A helper the tests run in a process of its own, where peak memory can be measured.
+        .executableTarget(
+            name: "hotpotato-probe",
+            dependencies: ["HotPotato"],
+            path: "Tests/Probe",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "HotPotatoTests",
-            dependencies: ["HotPotato"],
+            dependencies: ["HotPotato", "hotpotato-probe"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -1,20 +1,65 @@
 #!/usr/bin/env bash
-# HotPotato's one test command: builds with warnings as errors, runs every test, and checks the
-# documentation. Run it from anywhere: `./Tests/run-all.sh`.
+# HotPotato's one test command. On a fresh Debian machine it installs what the tests need when it
+# is missing (nginx from apt, httpbin from PyPI), builds with warnings as errors, runs every test
+# (the tests start and stop their own servers on 127.0.0.1), runs the memory-bound tests on their
+# own, and checks the DocC catalog. Run it from anywhere: `./Tests/run-all.sh`.
+#
+# Where nginx or httpbin cannot be installed (no apt, no root, no network), it says so loudly and
+# runs everything else; the tests that need them are reported as skipped.
 #
 # Environment:
-#   HOTPOTATO_SKIP_DOCS=1   skip the DocC check (it needs the `docc` tool of the toolchain)
+#   HOTPOTATO_SKIP_INSTALL=1   never install anything
+#   HOTPOTATO_SKIP_DOCS=1      skip the DocC check (it needs the `docc` tool of the toolchain)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
 say() { printf '\n==> %s\n' "$*"; }
+warn() { printf '\n!!! %s\n' "$*" >&2; }
+
+as_root() {
+  if [[ $(id -u) == 0 ]]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"; else return 1; fi
+}
+
+have_nginx() { command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]]; }
+have_httpbin() { command -v python3 >/dev/null 2>&1 && python3 -c 'import httpbin' >/dev/null 2>&1; }
+
+install_test_servers() {
+  if [[ "${HOTPOTATO_SKIP_INSTALL:-0}" == 1 ]]; then return; fi
+  local apt_updated=0
+  apt_install() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    if [[ $apt_updated == 0 ]]; then as_root apt-get update -qq || return 1; apt_updated=1; fi
+    # Keep the package's own service from starting: the tests run nginx with their own config.
+    as_root env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  }
+  if ! have_nginx; then
+    say "Installing nginx (apt)"
+    apt_install nginx-light || apt_install nginx || true
+  fi
+  if ! have_httpbin; then
+    say "Installing httpbin (PyPI)"
+    if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null 2>&1; then
+      apt_install python3 python3-pip || true
+    fi
+    python3 -m pip install --quiet --disable-pip-version-check httpbin 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages httpbin \
+      || true
+  fi
+  have_nginx || warn "nginx is NOT installed and could not be installed: the nginx tests will be SKIPPED"
+  have_httpbin || warn "httpbin is NOT installed and could not be installed: the httpbin tests will be SKIPPED"
+}
+
+install_test_servers
 
 say "Building with warnings as errors"
 swift build --build-tests -Xswiftc -warnings-as-errors
 
 say "Running the tests"
 swift test --skip-build
+
+say "Running the memory-bound tests on their own"
+HOTPOTATO_MEMORY_TESTS=1 swift test --skip-build --filter MemoryBoundTests
 
 if [[ "${HOTPOTATO_SKIP_DOCS:-0}" != 1 ]]; then
   if command -v docc >/dev/null 2>&1; then
@@ -27,8 +72,9 @@ if [[ "${HOTPOTATO_SKIP_DOCS:-0}" != 1 ]]; then
       --analyze --warnings-as-errors --output-path "$graphs/out" \
       --fallback-display-name HotPotato --fallback-bundle-identifier org.hotpotato.HotPotato >/dev/null
   else
-    echo "!!! docc not found: the documentation check is SKIPPED" >&2
+    warn "docc not found: the documentation check is SKIPPED"
   fi
 fi
 
+have_nginx && have_httpbin || warn "Some integration tests were SKIPPED: nginx or httpbin is missing (see above)"
 say "All checks passed"

@@ -117,11 +117,14 @@ open class Accumulator<Content>: SelectiveDiscarder<Content> {
 }
 
 extension Accumulator where Content == Data {
+    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
+    // a bare `Accumulator()` still infers its natural content type from this one.
     /// Creates an accumulator whose content is the body's `Data`.
     /// - Parameters:
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    @_disfavoredOverload
     public convenience init(
         maximumBodySize: Int64 = 64 * 1024 * 1024,
         acceptableStatusCodes: Set<Int> = Set(200...299),

@@ -160,6 +160,8 @@ open class JSONParser<Content>: Accumulator<Content> {
 }
 
 extension JSONParser where Content == JSON {
+    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
+    // a bare `JSONParser()` still infers its natural content type from this one.
     /// Creates a parser whose content is the ``JSON`` value (at `keyPath`, when given).
     /// - Parameters:
     ///   - keyPath: The key path to take the value from; `nil` (the default) takes the whole
@@ -169,6 +171,7 @@ extension JSONParser where Content == JSON {
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
     ///     `application/json` and `application/*+json`.
+    @_disfavoredOverload
     public convenience init(
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,

@@ -110,10 +110,13 @@ open class SelectiveDiscarder<Content>: ContentHandler {
 }
 
 extension SelectiveDiscarder where Content == Void {
+    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
+    // a bare `SelectiveDiscarder()` still infers its natural content type from this one.
     /// Creates a discarder that checks the response and throws its body away.
     /// - Parameters:
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    @_disfavoredOverload
     public convenience init(
         acceptableStatusCodes: Set<Int> = Set(200...299),
         acceptableContentTypes: [MediaType] = []

@@ -79,6 +79,8 @@ open class StringConverter<Content>: Accumulator<Content> {
 }
 
 extension StringConverter where Content == String {
+    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
+    // a bare `StringConverter()` still infers its natural content type from this one.
     /// Creates a string converter whose content is the decoded `String`.
     /// - Parameters:
     ///   - encoding: An encoding that overrides the response's; `nil` (the default) follows the
@@ -86,6 +88,7 @@ extension StringConverter where Content == String {
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    @_disfavoredOverload
     public convenience init(
         encoding: String.Encoding? = nil,
         maximumBodySize: Int64 = 64 * 1024 * 1024,

@@ -9,6 +9,7 @@ protocol Engine: Sendable {
     /// may be called from any thread, more than once.
     func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void
 
-    /// Releases the engine's resources; requests in flight are cancelled.
-    func invalidate()
+    /// Releases the engine's resources once it is no longer needed. With `cancellingTransfers`,
+    /// requests in flight are cancelled; otherwise they run to completion first.
+    func invalidate(cancellingTransfers: Bool)
 }

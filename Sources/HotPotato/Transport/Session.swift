@@ -33,13 +33,14 @@ public final class Session: Sendable {
         self.engine = URLSessionEngine(configuration: configuration)
     }
 
+    /// A session that goes away lets its requests in flight finish, then releases its resources.
     deinit {
-        engine.invalidate()
+        engine.invalidate(cancellingTransfers: false)
     }
 
     /// Cancels the requests in flight and releases the session's `URLSession`. Requests started
     /// afterwards fail.
     public func invalidate() {
-        engine.invalidate()
+        engine.invalidate(cancellingTransfers: true)
     }
 }

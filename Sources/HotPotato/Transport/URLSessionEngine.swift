@@ -16,6 +16,7 @@ final class URLSessionEngine: NSObject, Engine, @unchecked Sendable {
     /// Set once in `init`, never changed.
     private var session: URLSession!
     private let transfers = Locked([Int: URLSessionTransfer]())
+    private let invalidated = Locked(false)
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
@@ -30,32 +31,45 @@ final class URLSessionEngine: NSObject, Engine, @unchecked Sendable {
     }
 
     func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void {
+        // URLSession traps when a task is made on an invalidated session; fail the call instead.
+        if invalidated.withLock({ $0 }) {
+            sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
+            return {}
+        }
         let task: URLSessionTask
         if let bodyFile {
             task = session.uploadTask(with: request, fromFile: bodyFile)
         } else {
             task = session.dataTask(with: request)
         }
+        let identifier = task.taskIdentifier
         let transfer = URLSessionTransfer(
             task: task, method: request.httpMethod ?? "GET", sink: sink,
-            highWaterMark: configuration.memoryHighWaterMark, backlog: { [delegateQueue] in
-                URLSessionEngine.queuedOperations(delegateQueue)
-            })
+            highWaterMark: configuration.memoryHighWaterMark,
+            backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },
+            release: { [weak self] in self?.transfers.withLock { _ = $0.removeValue(forKey: identifier) } })
         transfers.withLock { $0[task.taskIdentifier] = transfer }
         task.resume()
         return { transfer.stop() }
     }
 
-    func invalidate() {
-        session.invalidateAndCancel()
+    func invalidate(cancellingTransfers: Bool) {
+        let first = invalidated.withLock { flag -> Bool in
+            defer { flag = true }
+            return !flag
+        }
+        guard first else { return }
+        if cancellingTransfers {
+            // Some transfers may be past URLSession already, still feeding a slow handler.
+            for transfer in transfers.withLock({ Array($0.values) }) { transfer.cancel() }
+            session.invalidateAndCancel()
+        } else {
+            session.finishTasksAndInvalidate()
+        }
     }
 
     fileprivate func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
         transfers.withLock { $0[task.taskIdentifier] }
-    }
-
-    fileprivate func removeTransfer(for task: URLSessionTask) -> URLSessionTransfer? {
-        transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
     }
 
     /// The operations waiting on the delegate queue: on Linux, mostly chunks URLSession has
@@ -85,7 +99,7 @@ extension URLSessionEngine: URLSessionDataDelegate {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        removeTransfer(for: task)?.didComplete(error)
+        transfer(for: task)?.didComplete(error)
     }
 
     func urlSession(

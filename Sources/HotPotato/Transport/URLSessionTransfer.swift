@@ -37,7 +37,10 @@ final class URLSessionTransfer: @unchecked Sendable {
     private let sink: any TransferSink
     private let highWaterMark: Int
     private let backlog: @Sendable () -> Int
+    private let release: @Sendable () -> Void
     private let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
+    /// Signalled by the delegate queue each time it spills a chunk, to wake the consumer.
+    private let spilled = DispatchSemaphore(value: 0)
 
     private struct State {
         var mode = Mode.direct
@@ -45,18 +48,25 @@ final class URLSessionTransfer: @unchecked Sendable {
         var stopped = false
         var redirects = 0
         var expectedLength: Int64?
+        var hasHead = false
         var bytesDelivered: Int64 = 0
         var chunksSinceSample = 0
     }
 
     private let state = Locked(State())
 
-    init(task: URLSessionTask, method: String, sink: any TransferSink, highWaterMark: Int, backlog: @escaping @Sendable () -> Int) {
+    /// - Parameter release: Called once the transfer's ending has been delivered, so the engine
+    ///   can forget it.
+    init(
+        task: URLSessionTask, method: String, sink: any TransferSink, highWaterMark: Int,
+        backlog: @escaping @Sendable () -> Int, release: @escaping @Sendable () -> Void
+    ) {
         self.task = task
         self.method = method
         self.sink = sink
         self.highWaterMark = highWaterMark
         self.backlog = backlog
+        self.release = release
     }
 
     // MARK: - Delegate queue
@@ -65,6 +75,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         let head = Self.head(of: response, method: method)
         state.withLock { state in
             state.expectedLength = head.contentEncodings.isEmpty ? head.contentLength : nil
+            state.hasHead = true
         }
         if !sink.receive(head: head) { stop() }
     }
@@ -91,7 +102,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         }
         switch route {
         case .spilled:
-            return
+            spilled.signal()
         case .failed(let failure):
             sink.fail(failure)
             stop()
@@ -100,7 +111,7 @@ final class URLSessionTransfer: @unchecked Sendable {
                 stop()
                 return
             }
-            sampleBacklog(chunkSize: data.count)
+            sampleBacklog()
         }
     }
 
@@ -153,14 +164,20 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     // MARK: - Spilling
 
-    private func sampleBacklog(chunkSize: Int) {
+    /// The bytes waiting on the delegate queue, estimated from its operation count and
+    /// URLSession's chunk size (16 KiB on Linux).
+    private func backlogBytes() -> Int {
+        backlog() * 16 * 1024
+    }
+
+    private func sampleBacklog() {
         let due = state.withLock { state -> Bool in
             state.chunksSinceSample += 1
             guard state.chunksSinceSample >= Self.sampleInterval else { return false }
             state.chunksSinceSample = 0
             return true
         }
-        guard due, backlog() * max(chunkSize, 16 * 1024) > highWaterMark else { return }
+        guard due, backlogBytes() > highWaterMark else { return }
         guard let file = try? SpillFile() else { return }  // No spill file: keep going unbounded.
         state.withLock { state in state.mode = .spilling(file) }
         consumerQueue.async { self.drainSpill(file) }
@@ -170,38 +187,45 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// then hands chunks back to the delegate queue.
     private func drainSpill(_ spill: SpillFile) {
         while !sink.isFinished {
-            enum Next { case read(Int64, Int), end(Ending), resumeDirect }
+            enum Next { case read(Int64, Int), end(Ending), wait, resumeDirect }
             let next: Next = state.withLock { state in
                 if spill.pending > 0 {
                     return .read(spill.readOffset, Int(min(spill.pending, Int64(Self.spillReadSize))))
                 }
                 if let ending = state.ending { return .end(ending) }
+                // Hand back to direct delivery only once URLSession's own backlog is small too;
+                // otherwise wait for the delegate queue to spill more.
+                guard self.backlogBytes() <= self.highWaterMark / 4 else { return .wait }
                 state.mode = .direct
                 return .resumeDirect
             }
             switch next {
             case .read(let offset, let count):
-                let block: Data
                 do {
-                    block = try spill.read(at: offset, count: count)
+                    let block = try spill.read(at: offset, count: count)
+                    state.withLock { _ in spill.consume(count) }
+                    if !sink.receive(block) { stop() }
                 } catch {
                     sink.fail(HotPotatoError(
                         .fileSystemError, reason: "Reading back buffered body bytes failed: \(error)", underlying: error))
                     stop()
-                    return
-                }
-                state.withLock { _ in spill.consume(count) }
-                if !sink.receive(block) {
-                    stop()
-                    return
                 }
             case .end(let ending):
                 deliver(ending)
                 return
+            case .wait:
+                _ = spilled.wait(timeout: .now() + .milliseconds(5))
             case .resumeDirect:
                 return
             }
         }
+        // The call is settled (failed or cancelled) while spilling: stop spilling, and if the
+        // task has already ended, nothing else will release this transfer.
+        let ended = state.withLock { state -> Bool in
+            state.mode = .direct
+            return state.ending != nil
+        }
+        if ended { release() }
     }
 
     // MARK: - Endings
@@ -211,27 +235,47 @@ final class URLSessionTransfer: @unchecked Sendable {
         case .success: sink.end()
         case .failure(let error): sink.fail(error)
         }
+        release()
+    }
+
+    /// Cancels the call (the session is being invalidated) and stops the task.
+    func cancel() {
+        sink.cancel()
+        stop()
     }
 
     private func failure(for error: any Error) -> HotPotatoError {
         var mapped = URLErrorMapping.map(error)
-        let (expected, delivered) = state.withLock { ($0.expectedLength, $0.bytesDelivered) }
-        if mapped.code == .transportFailed, let expected, delivered < expected {
-            // libcurl's "transfer closed with N bytes remaining": the server ended the body early.
+        let (expected, delivered, hasHead) = state.withLock { ($0.expectedLength, $0.bytesDelivered, $0.hasHead) }
+        // libcurl's "transfer closed with N bytes remaining" (a short Content-Length body) and
+        // "transfer closed with outstanding read data remaining" (a chunked body cut before its
+        // last chunk) both reach us as URLError.unknown once the head has arrived.
+        let endedEarly = (error as? URLError)?.code == .unknown && hasHead
+        if endedEarly || (mapped.code == .transportFailed && expected.map { delivered < $0 } == true) {
+            let declared = expected.map { " of the \($0) bytes its Content-Length declared" } ?? ""
             var truncated = HotPotatoError(
                 .truncatedBody,
-                reason: "The body ended after \(delivered) of the \(expected) bytes its Content-Length declared.",
+                reason: "The body ended after \(delivered) bytes\(declared): \(mapped.reason)",
                 underlying: error)
             truncated.limit = expected
             truncated.byteCount = delivered
             truncated.byteOffset = delivered
             return truncated
         }
+        if (error as? URLError)?.code == .unknown, !hasHead, Self.looksLikeTLSFailure(mapped.reason) {
+            // On Linux, URLSession reports libcurl's TLS errors (a handshake failure, a bad
+            // certificate) as URLError.unknown; only OpenSSL's message says what happened.
+            return HotPotatoError(.tlsFailure, reason: "The TLS handshake failed: \(mapped.reason)", underlying: error)
+        }
         if mapped.code == .connectionLost, let expected {
             mapped.limit = expected
             mapped.byteCount = delivered
         }
         return mapped
+    }
+
+    private static func looksLikeTLSFailure(_ message: String) -> Bool {
+        ["SSL", "TLS", "certificate", "OpenSSL", "handshake"].contains { message.localizedCaseInsensitiveContains($0) }
     }
 
     static func head(of response: URLResponse, method: String) -> ResponseHead {

@@ -122,14 +122,14 @@ import Testing
     }
 
     @Test func emptyBodyCanReadAsNull() throws {
-        #expect(try drive(JSONParser(emptyBodyPolicy: .null), head: head(contentType: "application/json"), body: Data()) == .null)
+        #expect(try drive(JSONParser(emptyBodyPolicy: .null), head: head(contentType: "application/json"), body: Data()) == JSON.null)
         let optional = try drive(JSONParser(decoding: User?.self, emptyBodyPolicy: .null), head: head(contentType: "application/json"), body: Data())
         #expect(optional == nil)
     }
 
     @Test(arguments: [head(204), head(205), head(200, contentType: "application/json", method: "HEAD")])
     func bodylessResponsesReadAsNullWhateverThePolicy(response: ResponseHead) throws {
-        #expect(try drive(JSONParser(), head: response, body: Data()) == .null)
+        #expect(try drive(JSONParser(), head: response, body: Data()) == JSON.null)
     }
 
     @Test func problemJSONCountsAsJSON() throws {

@@ -14,6 +14,9 @@ import Darwin
 /// - `/drip?bytes=N&chunk=C&delayMs=D` — N bytes in C-byte pieces every D milliseconds.
 /// - `/typed?type=T&status=S` — a small JSON body with the given `Content-Type` and status.
 /// - `/chunked-cut?sent=M` — a chunked body whose last chunk never comes, then a clean close.
+/// - `/text?charset=C` — "Grüße, Zoë" encoded in C (`iso-8859-1` or `utf-16le`), labelled C.
+///
+/// A TLS handshake gets a plain-HTTP answer, as from a server without TLS on that port.
 ///
 /// Bodies are the repeating bytes of `FaultServer.byte(at:)`, so tests can check what arrived.
 final class FaultServer: @unchecked Sendable {
@@ -93,6 +96,14 @@ final class FaultServer: @unchecked Sendable {
             send(connection, Data(String(sent, radix: 16).utf8) + Data("\r\n".utf8) + body(count: sent) + Data("\r\n".utf8))
             shutdown(connection, Int32(SHUT_WR))
             drain(connection)
+        case "/text":
+            let charset = query["charset"] ?? "iso-8859-1"
+            let encoding: String.Encoding = charset == "utf-16le" ? .utf16LittleEndian : .isoLatin1
+            let body = "Grüße, Zoë".data(using: encoding) ?? Data()
+            send(connection, head(status: 200, headers: [
+                "Content-Length": String(body.count), "Content-Type": "text/plain; charset=\(charset)",
+            ]))
+            send(connection, body)
         default:
             send(connection, head(status: 404, headers: ["Content-Length": "0"]))
         }
@@ -137,9 +148,18 @@ final class FaultServer: @unchecked Sendable {
             let count = recv(connection, &buffer, buffer.count, 0)
             if count <= 0 { return nil }
             received.append(buffer, count: count)
+            if received.first == 0x16 {
+                // A TLS ClientHello: answer in plain HTTP, as a misconfigured server would.
+                send(connection, Data("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8))
+                return nil
+            }
             if received.count > 64 * 1024 { return nil }
         }
         let requestLine = String(decoding: received.prefix { $0 != 0x0D }, as: UTF8.self)
+        return requestTarget(requestLine)
+    }
+
+    private static func requestTarget(_ requestLine: String) -> String? {
         let parts = requestLine.split(separator: " ")
         return parts.count >= 2 ? String(parts[1]) : nil
     }

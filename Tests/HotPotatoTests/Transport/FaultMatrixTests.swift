@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// Every handler against every fault the fault server produces: the specific error, no partial
+/// file, no descriptor left open.
+@Suite struct FaultMatrixTests {
+    enum Kind: String, CaseIterable, Sendable {
+        case discard, data, string, json, decodable, stream, file
+    }
+
+    enum Fault: String, CaseIterable, Sendable {
+        case shortBody, resetMidBody, stall, cutChunked, wrongContentType, slowDrip
+
+        var path: String {
+            switch self {
+            case .shortBody: return "/short?declared=100000&sent=30000"
+            case .resetMidBody: return "/reset?declared=1000000&sent=50000"
+            case .stall: return "/stall?declared=1000&sent=10&seconds=10"
+            case .cutChunked: return "/chunked-cut?sent=500"
+            case .wrongContentType: return "/typed?type=text/html"
+            case .slowDrip: return "/drip?bytes=3000&chunk=100&delayMs=5"
+            }
+        }
+
+        func expected(for kind: Kind) -> HotPotatoError.Code? {
+            switch self {
+            case .shortBody: return .truncatedBody
+            case .resetMidBody: return .connectionLost
+            case .stall: return .timedOut
+            case .cutChunked: return .truncatedBody
+            case .wrongContentType, .slowDrip:
+                // Neither is JSON (text/html, application/octet-stream); the other handlers take anything.
+                return kind == .json || kind == .decodable ? .unacceptableContentType : nil
+            }
+        }
+    }
+
+    struct Message: Decodable, Sendable { let message: String }
+
+    static let cases: [(Kind, Fault)] = Kind.allCases.flatMap { kind in Fault.allCases.map { (kind, $0) } }
+
+    @Test(arguments: cases)
+    func handlerMeetsFault(kind: Kind, fault: Fault) async throws {
+        let server = try TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let session = testSession(timeout: 1)
+        let request = session.get(server.url(fault.path))
+        let streamFile = scratch.file("stream.out")
+        let outcome: HotPotatoError?
+        switch kind {
+        case .discard: outcome = await expectFailure { try await request.discardResponseContent().response() }
+        case .data: outcome = await expectFailure { try await request.asData().response() }
+        case .string: outcome = await expectFailure { try await request.asString(encoding: .isoLatin1).response() }
+        case .json: outcome = await expectFailure { try await request.asJSON().response() }
+        case .decodable: outcome = await expectFailure { try await request.as(Message.self).response() }
+        case .stream:
+            let stream = try #require(OutputStream(url: streamFile, append: false))
+            outcome = await expectFailure { try await request.downloadToStream(stream).response() }
+        case .file: outcome = await expectFailure { try await request.downloadToFile(at: scratch.file("download.bin")).response() }
+        }
+        #expect(outcome?.code == fault.expected(for: kind), "\(outcome.map { "\($0)" } ?? "success")")
+        if let outcome {
+            #expect(try !scratch.entries().contains("download.bin"), "no partial file")
+            #expect(try scratch.entries().allSatisfy { !$0.hasSuffix(".part") })
+            if outcome.code == .unacceptableContentType {
+                if fault == .wrongContentType { #expect(outcome.errorBody?.json?["message"] == "typed response") }
+                #expect(!FileManager.default.fileExists(atPath: streamFile.path), "a rejected response never opens the stream")
+            }
+            if outcome.code == .truncatedBody, fault == .shortBody {
+                #expect(outcome.limit == 100_000)
+                #expect(outcome.byteCount == 30_000)
+            }
+        }
+        #expect(openDescriptors(under: scratch.url).isEmpty, "no descriptor left open")
+        if outcome == nil, kind == .file, fault == .slowDrip {
+            #expect(try Data(contentsOf: scratch.file("download.bin")) == FaultServer.body(count: 3000))
+        }
+    }
+
+    @Test func rejectionStopsTheTransferOnceTheErrorBodyIsKept() async throws {
+        let server = try TestServers.fault()
+        // A 2 MB body dripping for about 2 s; the rejection needs only its first 2 000 bytes.
+        let elapsed = await measure {
+            let error = await expectFailure {
+                try await testSession().get(server.url("/drip?bytes=2000000&chunk=1000&delayMs=1")).asJSON().errorBodyLimit(2_000).response()
+            }
+            #expect(error?.code == .unacceptableContentType)
+            #expect(error?.errorBody?.data == FaultServer.body(count: 2_000))
+            #expect(error?.errorBody?.isTruncated == true)
+        }
+        #expect(elapsed < 1, "stopped after the error body, not after the whole drip (\(elapsed) s)")
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// The request API against httpbin: methods, bodies, headers, query items, statuses, content
+/// types, charsets, gzip, redirects, ranges, delays.
+@Suite(.needsHTTPBin) struct HTTPBinRequestTests {
+    let session = testSession()
+
+    struct Echo: Decodable, Sendable {
+        let args: [String: String]
+        let headers: [String: String]
+        let url: String
+    }
+
+    struct BodyEcho: Decodable, Sendable {
+        let data: String
+        let json: JSON?
+        let headers: [String: String]
+    }
+
+    @Test func asData() async throws {
+        let bin = try TestServers.httpbin()
+        let response = try await session.get(bin.url("/bytes/4096")).asData().response()
+        #expect(response.status == 200)
+        #expect(response.content.count == 4096)
+        #expect(response.headers["content-type"] == "application/octet-stream")
+        #expect(response.timings.head != nil)
+        #expect(response.timings.total >= response.timings.head ?? 0)
+    }
+
+    @Test func asJSONWithQueryItems() async throws {
+        let bin = try TestServers.httpbin()
+        let json = try await session.get(bin.url("/get")).query("q", "hot potato").query("n", "1").asJSON().content
+        #expect(json["args.q"] == "hot potato")
+        #expect(json["args.n"] == "1")
+    }
+
+    @Test func decodableAtAKeyPathWithHeaders() async throws {
+        let bin = try TestServers.httpbin()
+        let headers = try await session.get(bin.url("/headers"))
+            .header("X-Potato", "hot")
+            .as([String: String].self, atKeyPath: "headers")
+            .content
+        #expect(headers["X-Potato"] == "hot")
+    }
+
+    @Test func sessionDefaultHeadersAndRequestOverrides() async throws {
+        let bin = try TestServers.httpbin()
+        let session = testSession { $0.headers = ["User-Agent": "HotPotato-Tests", "X-Default": "session"] }
+        let echo = try await session.get(bin.url("/get")).header("X-Default", "request").as(Echo.self).content
+        #expect(echo.headers["User-Agent"] == "HotPotato-Tests")
+        #expect(echo.headers["X-Default"] == "request")
+    }
+
+    @Test func postData() async throws {
+        let bin = try TestServers.httpbin()
+        let echo = try await session.post(bin.url("/post")).body(Data("raw bytes".utf8), contentType: "text/plain")
+            .as(BodyEcho.self).content
+        #expect(echo.data == "raw bytes")
+        #expect(echo.headers["Content-Type"] == "text/plain")
+    }
+
+    @Test func postEncodableAsJSON() async throws {
+        struct Item: Codable, Sendable { let name: String; let count: Int }
+        let bin = try TestServers.httpbin()
+        let echo = try await session.post(bin.url("/post")).body(json: Item(name: "spud", count: 3)).as(BodyEcho.self).content
+        #expect(echo.json?["name"] == "spud")
+        #expect(echo.json?["count"] == 3)
+        #expect(echo.headers["Content-Type"] == "application/json")
+    }
+
+    @Test func putFileBody() async throws {
+        let bin = try TestServers.httpbin()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = scratch.file("upload.txt")
+        try Data("from a file".utf8).write(to: file)
+        let echo = try await session.put(bin.url("/put")).body(fileAt: file, contentType: "text/plain").as(BodyEcho.self).content
+        #expect(echo.data == "from a file")
+    }
+
+    @Test func unreadableBodyFileIsAnInvalidRequest() async throws {
+        let bin = try TestServers.httpbin()
+        let error = await expectFailure { try await session.put(bin.url("/put")).body(fileAt: URL(fileURLWithPath: "/nonexistent/file")).response() }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.path == "/nonexistent/file")
+    }
+
+    @Test(arguments: [(HTTPMethod.patch, "/patch"), (.delete, "/delete"), (.put, "/put"), (.post, "/post"), (.get, "/get")])
+    func methods(method: HTTPMethod, path: String) async throws {
+        let bin = try TestServers.httpbin()
+        let response = try await session.request(method, bin.url(path)).asJSON().response()
+        #expect(response.status == 200, "httpbin answers 405 to the wrong method")
+        #expect(response.content["url"]?.stringValue?.hasSuffix(path) == true)
+    }
+
+    @Test func headRequestHasNoBody() async throws {
+        let bin = try TestServers.httpbin()
+        let response = try await session.head(bin.url("/get")).asJSON().response()
+        #expect(response.status == 200)
+        #expect(response.content == .null)
+        #expect(response.head.requestMethod == "HEAD")
+    }
+
+    @Test func noContentReadsAsEmpty() async throws {
+        let bin = try TestServers.httpbin()
+        #expect(try await session.get(bin.url("/status/204")).asJSON().content == .null)
+        #expect(try await session.get(bin.url("/status/204")).asString().content == "")
+    }
+
+    @Test func unacceptableStatusCarriesTheHead() async throws {
+        let bin = try TestServers.httpbin()
+        let error = try #require(await expectFailure { try await session.get(bin.url("/status/404")).asJSON().response() })
+        #expect(error.code == .unacceptableStatus)
+        #expect(error.status == 404)
+        #expect(error.head?.url?.path == "/status/404")
+    }
+
+    @Test func acceptedStatusesCanBeAdjusted() async throws {
+        let bin = try TestServers.httpbin()
+        let response = try await session.get(bin.url("/status/418")).accepting(statusCodes: [418]).asString().response()
+        #expect(response.status == 418)
+        #expect(response.content.contains("teapot"))
+        // The adjustment survives a later change of handler, in either order.
+        #expect(try await session.get(bin.url("/status/418")).asData().accepting(statusCodes: 400...499).response().status == 418)
+    }
+
+    @Test func htmlIsNotParsedAsJSONAndItsBodyIsKept() async throws {
+        let bin = try TestServers.httpbin()
+        let error = try #require(await expectFailure { try await session.get(bin.url("/html")).asJSON().response() })
+        #expect(error.code == .unacceptableContentType)
+        #expect(error.errorBody?.text.contains("Herman Melville") == true)
+        #expect(error.errorBody?.isTruncated == false)
+        // …unless the type is accepted explicitly, when it fails as what it is: invalid JSON.
+        let invalid = await expectFailure { try await session.get(bin.url("/html")).asJSON().acceptingAnyContentType().response() }
+        #expect(invalid?.code == .invalidJSON)
+        #expect(invalid?.intermediate?.text.contains("Herman Melville") == true)
+    }
+
+    @Test func errorBodyIsBounded() async throws {
+        let bin = try TestServers.httpbin()
+        let error = try #require(await expectFailure {
+            try await session.get(bin.url("/html")).asJSON().errorBodyLimit(100).response()
+        })
+        #expect(error.errorBody?.data.count == 100)
+        #expect(error.errorBody?.isTruncated == true)
+    }
+
+    @Test func utf8AndDeclaredCharsets() async throws {
+        let bin = try TestServers.httpbin()
+        let text = try await session.get(bin.url("/encoding/utf8")).asString().content
+        #expect(text.contains("∮ E⋅da = Q"))
+        let fault = try TestServers.fault()
+        #expect(try await session.get(fault.url("/text?charset=iso-8859-1")).asString().content == "Grüße, Zoë")
+        #expect(try await session.get(fault.url("/text?charset=utf-16le")).asString().content == "Grüße, Zoë")
+    }
+
+    @Test func gzipIsDecodedAndProgressHasNoExpectedLength() async throws {
+        let bin = try TestServers.httpbin()
+        let updates = Locked([TransferProgress]())
+        let json = try await session.get(bin.url("/gzip")).onProgress { progress in updates.withLock { $0.append(progress) } }
+            .asJSON().content
+        #expect(json["gzipped"] == true)
+        try await Task.sleep(for: .milliseconds(100))
+        let seen = updates.withLock { $0 }
+        #expect(!seen.isEmpty)
+        #expect(seen.allSatisfy { $0.expectedBytes == nil }, "a compressed body's declared length is not what arrives")
+    }
+
+    @Test func jsonLinesStream() async throws {
+        let bin = try TestServers.httpbin()
+        let text = try await session.get(bin.url("/stream/20")).asString().content
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 20)
+        #expect(lines.allSatisfy { $0.hasPrefix("{") })
+    }
+
+    @Test func dripArrivesInPiecesWithProgress() async throws {
+        let bin = try TestServers.httpbin()
+        let updates = Locked([TransferProgress]())
+        let session = testSession { $0.progressInterval = 0 }
+        let data = try await session.get(bin.url("/drip")).query("numbytes", "10").query("duration", "1").query("delay", "0")
+            .onProgress { progress in updates.withLock { $0.append(progress) } }
+            .asData().content
+        #expect(data == Data(repeating: UInt8(ascii: "*"), count: 10))
+        try await Task.sleep(for: .milliseconds(100))
+        let seen = updates.withLock { $0 }
+        #expect(seen.count >= 3, "progress is reported as the drip arrives")
+        #expect(seen.last?.bytesReceived == 10)
+        #expect(seen.last?.expectedBytes == 10)
+    }
+
+    @Test func redirectsAreFollowed() async throws {
+        let bin = try TestServers.httpbin()
+        let response = try await session.get(bin.url("/redirect/3")).asJSON().response()
+        #expect(response.status == 200)
+        #expect(response.url?.path == "/get")
+    }
+
+    @Test func tooManyRedirects() async throws {
+        let bin = try TestServers.httpbin()
+        let session = testSession { $0.maximumRedirects = 2 }
+        let error = await expectFailure { try await session.get(bin.url("/redirect/3")).asJSON().response() }
+        #expect(error?.code == .tooManyRedirects)
+        #expect(error?.limit == 2)
+    }
+
+    @Test func redirectsCanBeTurnedOff() async throws {
+        let bin = try TestServers.httpbin()
+        let session = testSession { $0.maximumRedirects = 0 }
+        let error = await expectFailure { try await session.get(bin.url("/redirect/1")).asJSON().response() }
+        #expect(error?.code == .unacceptableStatus)
+        #expect(error?.status == 302)
+        let response = try await session.get(bin.url("/redirect/1")).accepting(statusCodes: [302]).discardResponseContent().response()
+        #expect(response.headers["Location"] == "/get")
+    }
+
+    @Test func byteRanges() async throws {
+        let bin = try TestServers.httpbin()
+        let response = try await session.get(bin.url("/range/100")).header("Range", "bytes=10-19").asString().response()
+        #expect(response.status == 206)
+        #expect(response.content == "klmnopqrst")
+    }
+
+    @Test func responseHeaders() async throws {
+        let bin = try TestServers.httpbin()
+        let response = try await session.get(bin.url("/response-headers")).query("X-Potato", "baked").asJSON().response()
+        #expect(response.headers["x-potato"] == "baked")
+    }
+
+    @Test func delayBeyondTheTimeoutTimesOut() async throws {
+        let bin = try TestServers.httpbin()
+        var elapsed: TimeInterval = 0
+        let error = await expectFailure {
+            let start = Date()
+            defer { elapsed = Date().timeIntervalSince(start) }
+            return try await session.get(bin.url("/delay/10")).timeout(1).asJSON().response()
+        }
+        #expect(error?.code == .timedOut)
+        #expect(elapsed < 8, "gave up after \(elapsed) s, long before the 10 s delay")
+    }
+
+    @Test func completionHandlerOnTheCallersQueue() async throws {
+        let bin = try TestServers.httpbin()
+        let queue = DispatchQueue(label: "caller")
+        let key = DispatchSpecificKey<String>()
+        queue.setSpecific(key: key, value: "caller")
+        let (status, onQueue) = await withCheckedContinuation { continuation in
+            session.get(bin.url("/get")).asJSON().response(queue: queue) { result in
+                continuation.resume(returning: ((try? result.get())?.status, DispatchQueue.getSpecific(key: key) == "caller"))
+            }
+        }
+        #expect(status == 200)
+        #expect(onQueue)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// URLSession on Linux queues every chunk for the delegate without limit. A slow handler must
+/// not make memory grow with the body: these tests download 256 MiB through a handler that
+/// spends 100 µs per 16 KiB, in a process of their own (`hotpotato-probe`), and read its peak
+/// resident memory.
+///
+/// The bound relies on the delegate queue getting CPU time to spill; on a 2-core machine busy
+/// with hundreds of parallel tests it does not, so `Tests/run-all.sh` runs this suite on its own,
+/// after the others, with `HOTPOTATO_MEMORY_TESTS=1`.
+@Suite(
+    .needsNginx,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["HOTPOTATO_MEMORY_TESTS"] == "1",
+        "measured on its own by Tests/run-all.sh (HOTPOTATO_MEMORY_TESTS=1)")
+)
+struct MemoryBoundTests {
+    struct ProbeResult {
+        var bytes: Int
+        var peakMiB: Double
+    }
+
+    static func probe(url: URL, delayMicroseconds: Int, highWaterMark: Int) throws -> ProbeResult {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [url.absoluteString, String(delayMicroseconds), String(highWaterMark)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        var values: [String: Int] = [:]
+        for field in text.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        }
+        guard process.terminationStatus == 0, let bytes = values["bytes"], let peak = values["peak_rss_kib"] else {
+            throw ServerError.didNotStart("hotpotato-probe", text)
+        }
+        return ProbeResult(bytes: bytes, peakMiB: Double(peak) / 1024)
+    }
+
+    @Test func slowHandlerStaysNearTheHighWaterMark() throws {
+        let nginx = try TestServers.nginx()
+        let bounded = try Self.probe(url: nginx.url("big.bin"), delayMicroseconds: 100, highWaterMark: 8 * 1024 * 1024)
+        let unbounded = try Self.probe(url: nginx.url("big.bin"), delayMicroseconds: 100, highWaterMark: Int.max)
+        #expect(bounded.bytes == NginxServer.bigFileSize)
+        #expect(unbounded.bytes == NginxServer.bigFileSize)
+        // A Foundation process with a URLSession idles at about 35 MiB here.
+        #expect(bounded.peakMiB < 80, "peak \(bounded.peakMiB) MiB with an 8 MiB high-water mark")
+        #expect(unbounded.peakMiB > bounded.peakMiB + 100, "without the bound: \(unbounded.peakMiB) MiB; with it: \(bounded.peakMiB) MiB")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// Large files, keep-alive and byte ranges against nginx.
+@Suite(.needsNginx) struct NginxTransferTests {
+    let session = testSession()
+
+    @Test func downloadsA256MiBFileByteForByteWithProgress() async throws {
+        let nginx = try TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let updates = Locked([TransferProgress]())
+        let response = try await session.get(nginx.url("big.bin"))
+            .downloadToFile(at: scratch.file("big.bin"))
+            .onProgress { progress in updates.withLock { $0.append(progress) } }
+            .response()
+        #expect(try filesAreIdentical(response.content, nginx.root.appendingPathComponent("big.bin")))
+        #expect(try scratch.entries() == ["big.bin"])
+        #expect(openDescriptors(under: scratch.url).isEmpty)
+        try await Task.sleep(for: .milliseconds(200))
+        let seen = updates.withLock { $0 }
+        #expect(seen.last == TransferProgress(bytesReceived: Int64(NginxServer.bigFileSize), expectedBytes: Int64(NginxServer.bigFileSize)))
+        #expect(seen.count < 200, "throttled: \(seen.count) reports for 16 384 chunks")
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
+    }
+
+    @Test func progressAsAnAsyncSequence() async throws {
+        let nginx = try TestServers.nginx()
+        let call = session.get(nginx.url("medium.bin")).discardResponseContent().start()
+        var last: TransferProgress?
+        for await progress in call.progress { last = progress }
+        _ = try await call.response()
+        #expect(last?.bytesReceived == Int64(NginxServer.mediumFileSize))
+        #expect(last?.fractionCompleted == 1)
+    }
+
+    @Test func asDataAndStreamGiveTheSameBytes() async throws {
+        let nginx = try TestServers.nginx()
+        let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
+        #expect(try await session.get(nginx.url("medium.bin")).asData().content == source)
+        let stream = OutputStream.toMemory()
+        let written = try await session.get(nginx.url("medium.bin")).downloadToStream(stream).content
+        #expect(written == Int64(source.count))
+        #expect(stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data == source)
+    }
+
+    @Test func dataOverTheLimitIsRefusedAtTheHead() async throws {
+        let nginx = try TestServers.nginx()
+        let elapsed = await measure {
+            let error = await expectFailure { try await session.get(nginx.url("big.bin")).asData(maximumBodySize: 1024 * 1024).response() }
+            #expect(error?.code == .bodyTooLarge)
+            #expect(error?.byteCount == Int64(NginxServer.bigFileSize))
+        }
+        #expect(elapsed < 5, "refused without downloading 256 MiB")
+    }
+
+    @Test func byteRange() async throws {
+        let nginx = try TestServers.nginx()
+        let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
+        let response = try await session.get(nginx.url("medium.bin")).header("Range", "bytes=1000-1999").asData().response()
+        #expect(response.status == 206)
+        #expect(response.headers["Content-Range"] == "bytes 1000-1999/\(source.count)")
+        #expect(response.content == source[1000..<2000])
+    }
+
+    @Test func connectionsAreKeptAlive() async throws {
+        let nginx = try TestServers.nginx()
+        var counts: [Int] = []
+        for _ in 0..<5 {
+            let text = try await session.get(nginx.url("connections")).asString().content
+            counts.append(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
+        }
+        #expect(counts.last ?? 0 > 1, "nginx saw \(counts) requests per connection: the connection was reused")
+    }
+
+    @Test func concurrentDownloads() async throws {
+        let nginx = try TestServers.nginx()
+        let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
+        try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await session.get(nginx.url("medium.bin")).asData().content }
+            }
+            for try await data in group { #expect(data == source) }
+        }
+    }
+}

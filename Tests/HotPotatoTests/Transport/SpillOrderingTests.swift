@@ -1,0 +1,16 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// Spilling must not change what the handler sees: bytes in order, none lost or repeated.
+@Suite(.needsNginx) struct SpillOrderingTests {
+    @Test func slowHandlerWithATinyHighWaterMarkGetsEveryByteInOrder() async throws {
+        let nginx = try TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let session = testSession { $0.memoryHighWaterMark = 64 * 1024 }
+        let destination = scratch.file("medium.bin")
+        let url = try await session.get(nginx.url("medium.bin")).handled(by: SlowFileWriter(destination: destination)).content
+        #expect(try filesAreIdentical(url, nginx.root.appendingPathComponent("medium.bin")))
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// Transport failures map to specific codes.
+@Suite struct TransportErrorTests {
+    let session = testSession(timeout: 5)
+
+    @Test func connectionRefused() async throws {
+        let port = try freeLoopbackPort()
+        let error = await expectFailure { try await session.get("http://127.0.0.1:\(port)/").response() }
+        #expect(error?.code == .connectionRefused)
+        #expect(error?.head == nil)
+        #expect(error?.underlying is URLError)
+    }
+
+    @Test func hostNotFound() async throws {
+        let error = await expectFailure { try await session.get("http://hotpotato-test.invalid/").response() }
+        #expect(error?.code == .hostNotFound)
+    }
+
+    @Test func timeoutWhileTheServerStalls() async throws {
+        let fault = try TestServers.fault()
+        let elapsed = await measure {
+            let error = await expectFailure { try await session.get(fault.url("/stall?declared=100&sent=10&seconds=10")).timeout(1).asData().response() }
+            #expect(error?.code == .timedOut)
+        }
+        #expect(elapsed < 5)
+    }
+
+    @Test func tlsHandshakeWithAPlainHTTPServerFails() async throws {
+        let fault = try TestServers.fault()
+        let error = await expectFailure { try await session.get("https://127.0.0.1:\(fault.port)/typed").response() }
+        #expect(error?.code == .tlsFailure, "\(error.map { "\($0)" } ?? "no error")")
+    }
+
+    @Test func resetMidBody() async throws {
+        let fault = try TestServers.fault()
+        let error = await expectFailure { try await session.get(fault.url("/reset?declared=1000000&sent=50000")).asData().response() }
+        #expect(error?.code == .connectionLost)
+        #expect(error?.head?.status == 200)
+        #expect(error?.limit == 1_000_000)
+    }
+
+    @Test(arguments: ["not a url", "ftp://127.0.0.1/file", "/relative/path", "http://"])
+    func invalidURLs(text: String) async throws {
+        let error = await expectFailure { try await session.get(text).response() }
+        #expect(error?.code == .invalidRequest)
+    }
+
+    @Test func unencodableJSONBody() async throws {
+        let error = await expectFailure { try await session.post("http://127.0.0.1:1/").body(json: Double.nan).response() }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.underlying is EncodingError)
+    }
+
+    @Test func serverMessageFromARejectedCall() async throws {
+        let fault = try TestServers.fault()
+        let error = await expectFailure { try await session.get(fault.url("/typed?type=application/json&status=422")).asJSON().response() }
+        #expect(error?.code == .unacceptableStatus)
+        #expect(error?.status == 422)
+        #expect(error?.serverMessage == "typed response")
+    }
+}

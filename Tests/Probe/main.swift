@@ -1,0 +1,60 @@
+// hotpotato-probe: downloads a URL through HotPotato with a deliberately slow handler, in a
+// process of its own, and prints the peak resident memory — so that tests can check the memory
+// bound without other tests' allocations in the way.
+//
+//   hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES
+//
+// Prints `bytes=<n> peak_rss_kib=<n>` and exits 0, or prints the error and exits 1.
+import Foundation
+import HotPotato
+
+/// Discards the body, spending `delay` on every 16 KiB (URLSession's chunk size) like a slow
+/// consumer would, however the bytes are grouped into chunks.
+final class SlowDiscarder: SelectiveDiscarder<Int64> {
+    let delay: TimeInterval
+    var bytes: Int64 = 0
+
+    init(delay: TimeInterval) {
+        self.delay = delay
+        super.init()
+    }
+
+    override func receive(_ chunk: Data) throws {
+        bytes += Int64(chunk.count)
+        let end = Date().addingTimeInterval(delay * Double(chunk.count) / 16_384)
+        while Date() < end {}
+    }
+
+    override func finish() throws -> Int64 { bytes }
+}
+
+func peakResidentKiB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let url = URL(string: arguments[1]), let delay = Double(arguments[2]),
+      let highWaterMark = Int(arguments[3]) else {
+    print("usage: hotpotato-probe URL DELAY_MICROSECONDS HIGH_WATER_MARK_BYTES")
+    exit(2)
+}
+var configuration = Session.Configuration()
+configuration.memoryHighWaterMark = highWaterMark
+let session = Session(configuration: configuration)
+let request = session.get(url).handled(by: SlowDiscarder(delay: delay / 1_000_000))
+let done = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var exitCode: Int32 = 0
+request.response(queue: .global()) { result in
+    switch result {
+    case .success(let response):
+        print("bytes=\(response.content) peak_rss_kib=\(peakResidentKiB())")
+    case .failure(let error):
+        print("error: \(error)")
+        exitCode = 1
+    }
+    done.signal()
+}
+done.wait()
+exit(exitCode)
