@@ -1,0 +1,74 @@
+import Foundation
+@testable import HotPotato
+
+// The README's examples, compiled with the tests so that the README cannot drift from the API.
+// They are never run.
+
+private struct User: Decodable, Sendable { let name: String }
+private struct NewItem: Encodable, Sendable { let name: String }
+private struct Item: Decodable, Sendable { let id: Int }
+private struct Problem: Decodable, Sendable { let title: String }
+
+private func readmeQuickStart(session: Session, url: URL, token: String) async throws {
+    let user = try await session.get("https://api.example.com/users/1").as(User.self, atKeyPath: "data").content
+    let json = try await session.get(url).asJSON().content
+    let text = try await session.get(url).asString().content
+    let data = try await session.get(url).asData().content
+    let response = try await session.post("https://api.example.com/items")
+        .header("Authorization", "Bearer \(token)")
+        .body(json: NewItem(name: "spud"))
+        .accepting(statusCodes: [201])
+        .as(Item.self)
+        .response()
+    print(user, json, text, data, response.status, response.headers["Location"] ?? "", response.content.id)
+    session.get(url).asJSON().response(queue: .main) { result in
+        switch result {
+        case .success(let response): print(response.content)
+        case .failure(let error): print(error.serverMessage ?? error.reason)
+        }
+    }
+}
+
+private func readmeDownload(session: Session, url: URL, destination: URL) async throws {
+    let call = session.get("https://example.com/big.iso")
+        .downloadToFile(at: URL(fileURLWithPath: "/tmp/big.iso"), ifExists: .replace)
+        .onProgress { progress in print(progress.bytesReceived, progress.fractionCompleted ?? 0) }
+        .start()
+    for await progress in call.progress {
+        print("\(progress.bytesReceived) of \(progress.expectedBytes.map(String.init) ?? "?")")
+    }
+    let file = try await call.response().content
+    let task = Task { try await session.get(url).downloadToFile(at: destination).response() }
+    task.cancel()
+    print(file)
+}
+
+private func readmeErrors(session: Session, url: URL, chunks: [Data]) async {
+    do {
+        let user = try await session.get(url).as(User.self).content
+        print(user)
+    } catch {
+        switch error.code {
+        case .unacceptableStatus, .unacceptableContentType:
+            print("HTTP \(error.status ?? 0): \(error.serverMessage ?? "no message")")
+            let problem = try? error.errorBody?.decode(Problem.self)
+            print(problem as Any)
+        case .invalidJSON, .decodingFailed:
+            print("bad JSON at byte \(error.byteOffset ?? -1):", error.intermediate?.text ?? "")
+        case .bodyTooLarge:
+            print("over \(error.limit ?? 0) bytes")
+        case .connectionRefused, .hostNotFound, .timedOut, .connectionLost, .tlsFailure:
+            print("network:", error.reason)
+        case .truncatedBody:
+            print("short body: \(error.byteCount ?? 0) of \(error.limit ?? 0) bytes")
+        default:
+            print(error)
+        }
+    }
+    let driver = ResponseDriver(handler: JSONParser(decoding: User.self, atKeyPath: "data"))
+    driver.receive(head: ResponseHead(status: 200, headers: ["Content-Type": "application/json"]))
+    for chunk in chunks {
+        guard driver.receive(chunk) else { break }
+    }
+    print((try? driver.finish().get()) as Any)
+}
