@@ -106,7 +106,10 @@ extension URLSessionEngine: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let follow = transfer(for: task)?.shouldFollowRedirect(limit: configuration.maximumRedirects) ?? false
-        completionHandler(follow ? request : nil)
+        guard let transfer = transfer(for: task) else {
+            completionHandler(nil)
+            return
+        }
+        transfer.handleRedirect(to: request, limit: configuration.maximumRedirects, completionHandler: completionHandler)
     }
 }

@@ -130,22 +130,27 @@ final class URLSessionTransfer: @unchecked Sendable {
         if !spilling { deliver(ending) }
     }
 
-    /// Counts a redirect; returns whether to follow it. Past the limit the call fails with
-    /// ``HotPotatoError/Code/tooManyRedirects``.
-    func shouldFollowRedirect(limit: Int) -> Bool {
-        let count = state.withLock { state -> Int in
+    /// Counts a redirect and answers URLSession: follows it within the limit; past the limit the
+    /// call fails with ``HotPotatoError/Code/tooManyRedirects``; with a limit of 0 the 3xx response
+    /// is delivered as the final one.
+    ///
+    /// On Linux, answering after the task was cancelled is a fatal error in FoundationNetworking,
+    /// and so is a cancel processed before an answer already given. So the answer is given under
+    /// the same lock ``stop()`` takes, and only if the task has not been stopped; a cancel issued
+    /// afterwards reaches URLSession's work queue after the answer.
+    func handleRedirect(to request: URLRequest, limit: Int, completionHandler: (URLRequest?) -> Void) {
+        let exceeded = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
             state.redirects += 1
-            return state.redirects
+            let follow = limit > 0 && state.redirects <= limit
+            completionHandler(follow ? request : nil)
+            return limit > 0 && state.redirects > limit
         }
-        if limit == 0 { return false }
-        if count > limit {
-            var error = HotPotatoError(.tooManyRedirects, reason: "The request was redirected more than \(limit) times.")
-            error.limit = Int64(limit)
-            sink.fail(error)
-            stop()
-            return false
-        }
-        return true
+        guard exceeded else { return }
+        var error = HotPotatoError(.tooManyRedirects, reason: "The request was redirected more than \(limit) times.")
+        error.limit = Int64(limit)
+        sink.fail(error)
+        stop()
     }
 
     // MARK: - Any thread

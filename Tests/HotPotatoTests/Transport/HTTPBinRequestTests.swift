@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func asData() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/bytes/4096")).asData().response()
         #expect(response.status == 200)
         #expect(response.content.count == 4096)
@@ -30,14 +30,14 @@ import Testing
     }
 
     @Test func asJSONWithQueryItems() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let json = try await session.get(bin.url("/get")).query("q", "hot potato").query("n", "1").asJSON().content
         #expect(json["args.q"] == "hot potato")
         #expect(json["args.n"] == "1")
     }
 
     @Test func decodableAtAKeyPathWithHeaders() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let headers = try await session.get(bin.url("/headers"))
             .header("X-Potato", "hot")
             .as([String: String].self, atKeyPath: "headers")
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func sessionDefaultHeadersAndRequestOverrides() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let session = testSession { $0.headers = ["User-Agent": "HotPotato-Tests", "X-Default": "session"] }
         let echo = try await session.get(bin.url("/get")).header("X-Default", "request").as(Echo.self).content
         #expect(echo.headers["User-Agent"] == "HotPotato-Tests")
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func postData() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let echo = try await session.post(bin.url("/post")).body(Data("raw bytes".utf8), contentType: "text/plain")
             .as(BodyEcho.self).content
         #expect(echo.data == "raw bytes")
@@ -63,7 +63,7 @@ import Testing
 
     @Test func postEncodableAsJSON() async throws {
         struct Item: Codable, Sendable { let name: String; let count: Int }
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let echo = try await session.post(bin.url("/post")).body(json: Item(name: "spud", count: 3)).as(BodyEcho.self).content
         #expect(echo.json?["name"] == "spud")
         #expect(echo.json?["count"] == 3)
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func putFileBody() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("upload.txt")
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func unreadableBodyFileIsAnInvalidRequest() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let error = await expectFailure { try await session.put(bin.url("/put")).body(fileAt: URL(fileURLWithPath: "/nonexistent/file")).response() }
         #expect(error?.code == .invalidRequest)
         #expect(error?.path == "/nonexistent/file")
@@ -89,14 +89,14 @@ import Testing
 
     @Test(arguments: [(HTTPMethod.patch, "/patch"), (.delete, "/delete"), (.put, "/put"), (.post, "/post"), (.get, "/get")])
     func methods(method: HTTPMethod, path: String) async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let response = try await session.request(method, bin.url(path)).asJSON().response()
         #expect(response.status == 200, "httpbin answers 405 to the wrong method")
         #expect(response.content["url"]?.stringValue?.hasSuffix(path) == true)
     }
 
     @Test func headRequestHasNoBody() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let response = try await session.head(bin.url("/get")).asJSON().response()
         #expect(response.status == 200)
         #expect(response.content == .null)
@@ -104,13 +104,13 @@ import Testing
     }
 
     @Test func noContentReadsAsEmpty() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         #expect(try await session.get(bin.url("/status/204")).asJSON().content == .null)
         #expect(try await session.get(bin.url("/status/204")).asString().content == "")
     }
 
     @Test func unacceptableStatusCarriesTheHead() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let error = try #require(await expectFailure { try await session.get(bin.url("/status/404")).asJSON().response() })
         #expect(error.code == .unacceptableStatus)
         #expect(error.status == 404)
@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func acceptedStatusesCanBeAdjusted() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/status/418")).accepting(statusCodes: [418]).asString().response()
         #expect(response.status == 418)
         #expect(response.content.contains("teapot"))
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func htmlIsNotParsedAsJSONAndItsBodyIsKept() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let error = try #require(await expectFailure { try await session.get(bin.url("/html")).asJSON().response() })
         #expect(error.code == .unacceptableContentType)
         #expect(error.errorBody?.text.contains("Herman Melville") == true)
@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test func errorBodyIsBounded() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let error = try #require(await expectFailure {
             try await session.get(bin.url("/html")).asJSON().errorBodyLimit(100).response()
         })
@@ -148,16 +148,16 @@ import Testing
     }
 
     @Test func utf8AndDeclaredCharsets() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let text = try await session.get(bin.url("/encoding/utf8")).asString().content
         #expect(text.contains("∮ E⋅da = Q"))
-        let fault = try TestServers.fault()
+        let fault = try await TestServers.fault()
         #expect(try await session.get(fault.url("/text?charset=iso-8859-1")).asString().content == "Grüße, Zoë")
         #expect(try await session.get(fault.url("/text?charset=utf-16le")).asString().content == "Grüße, Zoë")
     }
 
     @Test func gzipIsDecodedAndProgressHasNoExpectedLength() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let updates = Locked([TransferProgress]())
         let json = try await session.get(bin.url("/gzip")).onProgress { progress in updates.withLock { $0.append(progress) } }
             .asJSON().content
@@ -169,7 +169,7 @@ import Testing
     }
 
     @Test func jsonLinesStream() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let text = try await session.get(bin.url("/stream/20")).asString().content
         let lines = text.split(separator: "\n")
         #expect(lines.count == 20)
@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func dripArrivesInPiecesWithProgress() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let updates = Locked([TransferProgress]())
         let session = testSession { $0.progressInterval = 0 }
         let data = try await session.get(bin.url("/drip")).query("numbytes", "10").query("duration", "1").query("delay", "0")
@@ -192,14 +192,14 @@ import Testing
     }
 
     @Test func redirectsAreFollowed() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/redirect/3")).asJSON().response()
         #expect(response.status == 200)
         #expect(response.url?.path == "/get")
     }
 
     @Test func tooManyRedirects() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let session = testSession { $0.maximumRedirects = 2 }
         let error = await expectFailure { try await session.get(bin.url("/redirect/3")).asJSON().response() }
         #expect(error?.code == .tooManyRedirects)
@@ -207,7 +207,7 @@ import Testing
     }
 
     @Test func redirectsCanBeTurnedOff() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let session = testSession { $0.maximumRedirects = 0 }
         let error = await expectFailure { try await session.get(bin.url("/redirect/1")).asJSON().response() }
         #expect(error?.code == .unacceptableStatus)
@@ -217,20 +217,20 @@ import Testing
     }
 
     @Test func byteRanges() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/range/100")).header("Range", "bytes=10-19").asString().response()
         #expect(response.status == 206)
         #expect(response.content == "klmnopqrst")
     }
 
     @Test func responseHeaders() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/response-headers")).query("X-Potato", "baked").asJSON().response()
         #expect(response.headers["x-potato"] == "baked")
     }
 
     @Test func delayBeyondTheTimeoutTimesOut() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         var elapsed: TimeInterval = 0
         let error = await expectFailure {
             let start = Date()
@@ -242,7 +242,7 @@ import Testing
     }
 
     @Test func completionHandlerOnTheCallersQueue() async throws {
-        let bin = try TestServers.httpbin()
+        let bin = try await TestServers.httpbin()
         let queue = DispatchQueue(label: "caller")
         let key = DispatchSpecificKey<String>()
         queue.setSpecific(key: key, value: "caller")

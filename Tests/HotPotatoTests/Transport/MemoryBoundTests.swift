@@ -44,8 +44,8 @@ struct MemoryBoundTests {
         return ProbeResult(bytes: bytes, peakMiB: Double(peak) / 1024)
     }
 
-    @Test func slowHandlerStaysNearTheHighWaterMark() throws {
-        let nginx = try TestServers.nginx()
+    @Test func slowHandlerStaysNearTheHighWaterMark() async throws {
+        let nginx = try await TestServers.nginx()
         let bounded = try Self.probe(url: nginx.url("big.bin"), delayMicroseconds: 100, highWaterMark: 8 * 1024 * 1024)
         let unbounded = try Self.probe(url: nginx.url("big.bin"), delayMicroseconds: 100, highWaterMark: Int.max)
         #expect(bounded.bytes == NginxServer.bigFileSize)

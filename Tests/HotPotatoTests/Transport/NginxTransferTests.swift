@@ -7,7 +7,7 @@ import Testing
     let session = testSession()
 
     @Test func downloadsA256MiBFileByteForByteWithProgress() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let updates = Locked([TransferProgress]())
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func progressAsAnAsyncSequence() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let call = session.get(nginx.url("medium.bin")).discardResponseContent().start()
         var last: TransferProgress?
         for await progress in call.progress { last = progress }
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func asDataAndStreamGiveTheSameBytes() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
         #expect(try await session.get(nginx.url("medium.bin")).asData().content == source)
         let stream = OutputStream.toMemory()
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func dataOverTheLimitIsRefusedAtTheHead() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let elapsed = await measure {
             let error = await expectFailure { try await session.get(nginx.url("big.bin")).asData(maximumBodySize: 1024 * 1024).response() }
             #expect(error?.code == .bodyTooLarge)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func byteRange() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
         let response = try await session.get(nginx.url("medium.bin")).header("Range", "bytes=1000-1999").asData().response()
         #expect(response.status == 206)
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func connectionsAreKeptAlive() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         var counts: [Int] = []
         for _ in 0..<5 {
             let text = try await session.get(nginx.url("connections")).asString().content
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func concurrentDownloads() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
         try await withThrowingTaskGroup(of: Data.self) { group in
             for _ in 0..<8 {

@@ -4,13 +4,13 @@ import Testing
 
 @Suite(.needsNginx) struct SessionTests {
     @Test func droppingTheSessionLetsItsCallsFinish() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let call = testSession().get(nginx.url("medium.bin")).asData().start()
         #expect(try await call.response().content.count == NginxServer.mediumFileSize)
     }
 
     @Test func invalidateCancelsCallsInFlightAndRefusesNewOnes() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let session = testSession()
         let call = session.get(nginx.url("big.bin")).handled(by: SlowFileWriter(
             destination: FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-\(UUID().uuidString)")))

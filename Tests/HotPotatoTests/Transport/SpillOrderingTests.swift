@@ -5,7 +5,7 @@ import Testing
 /// Spilling must not change what the handler sees: bytes in order, none lost or repeated.
 @Suite(.needsNginx) struct SpillOrderingTests {
     @Test func slowHandlerWithATinyHighWaterMarkGetsEveryByteInOrder() async throws {
-        let nginx = try TestServers.nginx()
+        let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let session = testSession { $0.memoryHighWaterMark = 64 * 1024 }

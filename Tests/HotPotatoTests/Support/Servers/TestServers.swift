@@ -1,20 +1,67 @@
 import Foundation
 import Testing
+@testable import HotPotato
 
 /// The servers integration tests talk to, started once per test process on first use and
 /// stopped when it exits. Tests that need nginx or httpbin are enabled only when they are
 /// installed (`Tests/run-all.sh` installs them); one that cannot start fails with its log.
+///
+/// Starting a server blocks (nginx's files are generated, ports are polled), so it happens on a
+/// thread of its own: blocking Swift's cooperative threads would stall every other test.
 enum TestServers {
     static let nginxInstalled = NginxServer.isInstalled
     static let httpbinInstalled = HTTPBinServer.isInstalled
 
-    private static let nginxResult = Result { try NginxServer.start() }
-    private static let httpbinResult = Result { try HTTPBinServer.start() }
-    private static let faultResult = Result { try FaultServer() }
+    private static let nginxServer = StartOnce { try NginxServer.start() }
+    private static let httpbinServer = StartOnce { try HTTPBinServer.start() }
+    private static let faultServer = StartOnce { try FaultServer() }
 
-    static func nginx() throws -> NginxServer { try nginxResult.get() }
-    static func httpbin() throws -> HTTPBinServer { try httpbinResult.get() }
-    static func fault() throws -> FaultServer { try faultResult.get() }
+    static func nginx() async throws -> NginxServer { try await nginxServer.value() }
+    static func httpbin() async throws -> HTTPBinServer { try await httpbinServer.value() }
+    static func fault() async throws -> FaultServer { try await faultServer.value() }
+}
+
+/// Runs a blocking start-up once, off the cooperative thread pool, and hands the result to every
+/// caller.
+final class StartOnce<Value: Sendable>: Sendable {
+    private struct State {
+        var result: Result<Value, any Error>?
+        var waiters: [CheckedContinuation<Value, any Error>] = []
+        var started = false
+    }
+
+    private let make: @Sendable () throws -> Value
+    private let state = Locked(State())
+
+    init(_ make: @escaping @Sendable () throws -> Value) {
+        self.make = make
+    }
+
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let (ready, start) = state.withLock { state -> (Result<Value, any Error>?, Bool) in
+                if let result = state.result { return (result, false) }
+                state.waiters.append(continuation)
+                defer { state.started = true }
+                return (nil, !state.started)
+            }
+            if let ready {
+                continuation.resume(with: ready)
+                return
+            }
+            guard start else { return }
+            let thread = Thread { [self] in
+                let result = Result { try make() }
+                let waiters = state.withLock { state in
+                    state.result = result
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume(with: result) }
+            }
+            thread.start()
+        }
+    }
 }
 
 extension Trait where Self == ConditionTrait {
