@@ -55,11 +55,14 @@ install_test_servers
 say "Building with warnings as errors"
 swift build --build-tests -Xswiftc -warnings-as-errors
 
+# A hung test process must fail the run, not stall it: each run gets a generous time limit.
+limit() { if command -v timeout >/dev/null 2>&1; then timeout --kill-after=30 "$@"; else shift; "$@"; fi; }
+
 say "Running the tests"
-swift test --skip-build
+limit 1800 swift test --skip-build
 
 say "Running the memory-bound tests on their own"
-HOTPOTATO_MEMORY_TESTS=1 swift test --skip-build --filter MemoryBoundTests
+HOTPOTATO_MEMORY_TESTS=1 limit 600 swift test --skip-build --filter MemoryBoundTests
 
 if [[ "${HOTPOTATO_SKIP_DOCS:-0}" != 1 ]]; then
   if command -v docc >/dev/null 2>&1; then
