@@ -17,8 +17,14 @@ let package = Package(
         .library(name: "HotPotato", targets: ["HotPotato"]),
     ],
     targets: [
+        // Loads libcurl at run time (dlopen): no curl headers or package needed to build.
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
         .target(
             name: "HotPotato",
+            dependencies: ["CCurl"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // A helper the tests run in a process of its own, where peak memory can be measured.

@@ -2,7 +2,7 @@
 // process of its own, and prints the peak resident memory — so that tests can check the memory
 // bound without other tests' allocations in the way.
 //
-//   hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES
+//   hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]
 //
 // Prints `bytes=<n> peak_rss_kib=<n>` and exits 0, or prints the error and exits 1.
 import Foundation
@@ -35,14 +35,15 @@ func peakResidentKiB() -> Int {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let url = URL(string: arguments[1]), let delay = Double(arguments[2]),
+guard (4...5).contains(arguments.count), let url = URL(string: arguments[1]), let delay = Double(arguments[2]),
       let highWaterMark = Int(arguments[3]) else {
-    print("usage: hotpotato-probe URL DELAY_MICROSECONDS HIGH_WATER_MARK_BYTES")
+    print("usage: hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]")
     exit(2)
 }
+let engine: Session.Engine = arguments.count == 5 && arguments[4] == "curl" ? .curl : .urlSession
 var configuration = Session.Configuration()
 configuration.memoryHighWaterMark = highWaterMark
-let session = Session(configuration: configuration)
+let session = Session(configuration: configuration, engine: engine)
 let request = session.get(url).handled(by: SlowDiscarder(delay: delay / 1_000_000))
 let done = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var exitCode: Int32 = 0

@@ -12,7 +12,7 @@ extension HotPotatoError {
             case conversionFailed, writeFailed, destinationExists, fileSystemError
             case handlerFailed, truncatedBody, cancelled, invalidRequest
             case connectionRefused, hostNotFound, timedOut, connectionLost
-            case tlsFailure, tooManyRedirects, transportFailed
+            case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
         }
 
         private let base: Base
@@ -104,6 +104,9 @@ extension HotPotatoError {
         public static let tooManyRedirects = Code(.tooManyRedirects)
         /// Any other transport failure. Sets `underlying`.
         public static let transportFailed = Code(.transportFailed)
+        /// The session's engine cannot run here (libcurl could not be loaded, or the platform has
+        /// none). The reason says why.
+        public static let engineUnavailable = Code(.engineUnavailable)
 
         /// Whether this code is a rejection at the head (status or content type), the errors that
         /// carry an ``ErrorBody``.

@@ -50,8 +50,13 @@ extension Request {
         let call = Call(completion: transfer.completion, progress: progress.stream, cancel: { sink.cancel() })
         do {
             let urlRequest = try spec.makeURLRequest(defaults: configuration)
+            if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
+                // Both engines answer data: URLs the same way, without a network.
+                DataURL.deliver(url, method: spec.method, to: transfer)
+                return call
+            }
             let bodyFile = try spec.bodyFile()
-            let stop = session.engine.start(urlRequest, bodyFile: bodyFile, sink: transfer)
+            let stop = session.transport.start(urlRequest, bodyFile: bodyFile, sink: transfer)
             transfer.setStopEngine(stop)
         } catch {
             transfer.fail(error)

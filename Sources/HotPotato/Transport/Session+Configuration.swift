@@ -36,6 +36,14 @@ extension Session {
         /// URLSession on Linux delivers every chunk as soon as it arrives, with no way to pause
         /// the transfer; without this bound a slow handler makes memory grow with the body.
         public var memoryHighWaterMark = 8 * 1024 * 1024
+        /// A PEM file of certificate authorities to trust instead of the system's, for servers
+        /// with certificates of their own (a company CA, a test CA). Honoured by the curl engine;
+        /// the URLSession engine uses the system's trust store (on Linux, FoundationNetworking
+        /// offers no way to change it). Certificates are always verified. Default `nil`.
+        public var certificateAuthorities: URL?
+        /// The most transfers the curl engine runs at once, each on a thread of its own; more wait
+        /// in line. Default 32.
+        public var maximumConcurrentTransfers = 32
         /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies,
         /// caches, proxies, TLS settings). It is copied; HotPotato sets the timeouts above on the
         /// copy. Default `.ephemeral`.

@@ -16,31 +16,49 @@ import FoundationNetworking
 ///     .response()
 /// ```
 ///
-/// A session owns one `URLSession` whose delegate feeds each task's handler chunk by chunk on a
-/// serial queue. It is safe to use from any thread or task. Sessions are long-lived: make one
-/// and share it, or use ``shared``.
+/// A session sends its requests through one of two engines (see ``Engine``): Foundation's
+/// `URLSession`, or libcurl called directly. Either way each response is fed to its handler chunk
+/// by chunk as it arrives. A session is safe to use from any thread or task. Sessions are
+/// long-lived: make one and share it, or use ``shared``.
 public final class Session: Sendable {
     /// A session with the default ``Configuration``.
     public static let shared = Session()
 
     /// The configuration the session was made with.
     public let configuration: Configuration
-    let engine: any Engine
+    /// The engine the session's requests go through.
+    public let engine: Engine
+    let transport: any TransportEngine
 
     /// Creates a session.
-    public init(configuration: Configuration = Configuration()) {
+    /// - Parameters:
+    ///   - configuration: Timeouts, headers, limits; see ``Configuration``.
+    ///   - engine: The transport: ``Engine/automatic`` by default (libcurl on Linux when it loads,
+    ///     URLSession elsewhere). An engine that cannot run here makes every request fail with
+    ///     ``HotPotatoError/Code/engineUnavailable`` and the reason.
+    public init(configuration: Configuration = Configuration(), engine: Engine = .automatic) {
         self.configuration = configuration
-        self.engine = URLSessionEngine(configuration: configuration)
+        self.engine = engine
+        switch engine {
+        case .urlSession:
+            transport = URLSessionEngine(configuration: configuration)
+        case .curl:
+            if let reason = CurlLibrary.unavailabilityReason {
+                transport = UnavailableEngine(engine: .curl, reason: reason)
+            } else {
+                transport = CurlEngine(configuration: configuration)
+            }
+        }
     }
 
     /// A session that goes away lets its requests in flight finish, then releases its resources.
     deinit {
-        engine.invalidate(cancellingTransfers: false)
+        transport.invalidate(cancellingTransfers: false)
     }
 
     /// Cancels the requests in flight and releases the session's `URLSession`. Requests started
     /// afterwards fail.
     public func invalidate() {
-        engine.invalidate(cancellingTransfers: true)
+        transport.invalidate(cancellingTransfers: true)
     }
 }

@@ -10,7 +10,7 @@ import FoundationNetworking
 /// (`suspend()` does not pause a transfer in flight, and the response disposition is ignored).
 /// Each task's ``URLSessionTransfer`` therefore bounds memory itself by spilling to disk, and
 /// stopping a task never waits for URLSession.
-final class URLSessionEngine: NSObject, Engine, @unchecked Sendable {
+final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     private let configuration: Session.Configuration
     private let delegateQueue: OperationQueue
     /// Set once in `init`, never changed.

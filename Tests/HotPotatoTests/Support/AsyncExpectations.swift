@@ -22,10 +22,23 @@ func measure(_ work: () async -> Void) async -> TimeInterval {
 }
 
 /// A session for tests: short timeouts so a hung transfer fails the test instead of stalling it.
-func testSession(timeout: TimeInterval = 20, configure: (inout Session.Configuration) -> Void = { _ in }) -> Session {
+func testSession(
+    engine: Session.Engine, timeout: TimeInterval = 20, configure: (inout Session.Configuration) -> Void = { _ in }
+) -> Session {
     var configuration = Session.Configuration()
     configuration.requestTimeout = timeout
     configuration.resourceTimeout = 120
     configure(&configuration)
-    return Session(configuration: configuration)
+    return Session(configuration: configuration, engine: engine)
+}
+
+/// Every engine that can run here: integration tests run against each.
+let allEngines: [Session.Engine] = [.urlSession] + (Session.Engine.curl.isAvailable ? [.curl] : [])
+
+/// Runs blocking work (reading big files, waiting for a process) on a thread of its own, so that
+/// it does not hold one of Swift's few cooperative threads and stall the tests running beside it.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
 }

@@ -38,14 +38,16 @@ import Testing
 
     struct Message: Decodable, Sendable { let message: String }
 
-    static let cases: [(Kind, Fault)] = Kind.allCases.flatMap { kind in Fault.allCases.map { (kind, $0) } }
+    static let cases: [(Session.Engine, Kind, Fault)] = allEngines.flatMap { engine in
+        Kind.allCases.flatMap { kind in Fault.allCases.map { (engine, kind, $0) } }
+    }
 
     @Test(arguments: cases)
-    func handlerMeetsFault(kind: Kind, fault: Fault) async throws {
+    func handlerMeetsFault(engine: Session.Engine, kind: Kind, fault: Fault) async throws {
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let session = testSession(timeout: 1)
+        let session = testSession(engine: engine, timeout: 1)
         let request = session.get(server.url(fault.path))
         let streamFile = scratch.file("stream.out")
         let outcome: HotPotatoError?
@@ -79,12 +81,12 @@ import Testing
         }
     }
 
-    @Test func rejectionStopsTheTransferOnceTheErrorBodyIsKept() async throws {
+    @Test(arguments: allEngines) func rejectionStopsTheTransferOnceTheErrorBodyIsKept(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         // A 2 MB body dripping for about 20 s; the rejection needs only its first 2 000 bytes.
         let elapsed = await measure {
             let error = await expectFailure {
-                try await testSession().get(server.url("/drip?bytes=2000000&chunk=1000&delayMs=10")).asJSON().errorBodyLimit(2_000).response()
+                try await testSession(engine: engine).get(server.url("/drip?bytes=2000000&chunk=1000&delayMs=10")).asJSON().errorBodyLimit(2_000).response()
             }
             #expect(error?.code == .unacceptableContentType)
             #expect(error?.errorBody?.data == FaultServer.body(count: 2_000))

@@ -5,7 +5,6 @@ import Testing
 /// The request API against httpbin: methods, bodies, headers, query items, statuses, content
 /// types, charsets, gzip, redirects, ranges, delays.
 @Suite(.needsHTTPBin) struct HTTPBinRequestTests {
-    let session = testSession()
 
     struct Echo: Decodable, Sendable {
         let args: [String: String]
@@ -19,7 +18,8 @@ import Testing
         let headers: [String: String]
     }
 
-    @Test func asData() async throws {
+    @Test(arguments: allEngines) func asData(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/bytes/4096")).asData().response()
         #expect(response.status == 200)
@@ -29,14 +29,16 @@ import Testing
         #expect(response.timings.total >= response.timings.head ?? 0)
     }
 
-    @Test func asJSONWithQueryItems() async throws {
+    @Test(arguments: allEngines) func asJSONWithQueryItems(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let json = try await session.get(bin.url("/get")).query("q", "hot potato").query("n", "1").asJSON().content
         #expect(json["args.q"] == "hot potato")
         #expect(json["args.n"] == "1")
     }
 
-    @Test func decodableAtAKeyPathWithHeaders() async throws {
+    @Test(arguments: allEngines) func decodableAtAKeyPathWithHeaders(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let headers = try await session.get(bin.url("/headers"))
             .header("X-Potato", "hot")
@@ -45,15 +47,16 @@ import Testing
         #expect(headers["X-Potato"] == "hot")
     }
 
-    @Test func sessionDefaultHeadersAndRequestOverrides() async throws {
+    @Test(arguments: allEngines) func sessionDefaultHeadersAndRequestOverrides(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
-        let session = testSession { $0.headers = ["User-Agent": "HotPotato-Tests", "X-Default": "session"] }
+        let session = testSession(engine: engine) { $0.headers = ["User-Agent": "HotPotato-Tests", "X-Default": "session"] }
         let echo = try await session.get(bin.url("/get")).header("X-Default", "request").as(Echo.self).content
         #expect(echo.headers["User-Agent"] == "HotPotato-Tests")
         #expect(echo.headers["X-Default"] == "request")
     }
 
-    @Test func postData() async throws {
+    @Test(arguments: allEngines) func postData(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let echo = try await session.post(bin.url("/post")).body(Data("raw bytes".utf8), contentType: "text/plain")
             .as(BodyEcho.self).content
@@ -61,7 +64,8 @@ import Testing
         #expect(echo.headers["Content-Type"] == "text/plain")
     }
 
-    @Test func postEncodableAsJSON() async throws {
+    @Test(arguments: allEngines) func postEncodableAsJSON(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         struct Item: Codable, Sendable { let name: String; let count: Int }
         let bin = try await TestServers.httpbin()
         let echo = try await session.post(bin.url("/post")).body(json: Item(name: "spud", count: 3)).as(BodyEcho.self).content
@@ -70,7 +74,8 @@ import Testing
         #expect(echo.headers["Content-Type"] == "application/json")
     }
 
-    @Test func putFileBody() async throws {
+    @Test(arguments: allEngines) func putFileBody(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
@@ -80,22 +85,26 @@ import Testing
         #expect(echo.data == "from a file")
     }
 
-    @Test func unreadableBodyFileIsAnInvalidRequest() async throws {
+    @Test(arguments: allEngines) func unreadableBodyFileIsAnInvalidRequest(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let error = await expectFailure { try await session.put(bin.url("/put")).body(fileAt: URL(fileURLWithPath: "/nonexistent/file")).response() }
         #expect(error?.code == .invalidRequest)
         #expect(error?.path == "/nonexistent/file")
     }
 
-    @Test(arguments: [(HTTPMethod.patch, "/patch"), (.delete, "/delete"), (.put, "/put"), (.post, "/post"), (.get, "/get")])
-    func methods(method: HTTPMethod, path: String) async throws {
+    @Test(arguments: allEngines, [(HTTPMethod.patch, "/patch"), (.delete, "/delete"), (.put, "/put"), (.post, "/post"), (.get, "/get")])
+    func methods(engine: Session.Engine, route: (method: HTTPMethod, path: String)) async throws {
+        let (method, path) = route
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let response = try await session.request(method, bin.url(path)).asJSON().response()
         #expect(response.status == 200, "httpbin answers 405 to the wrong method")
         #expect(response.content["url"]?.stringValue?.hasSuffix(path) == true)
     }
 
-    @Test func headRequestHasNoBody() async throws {
+    @Test(arguments: allEngines) func headRequestHasNoBody(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let response = try await session.head(bin.url("/get")).asJSON().response()
         #expect(response.status == 200)
@@ -103,13 +112,15 @@ import Testing
         #expect(response.head.requestMethod == "HEAD")
     }
 
-    @Test func noContentReadsAsEmpty() async throws {
+    @Test(arguments: allEngines) func noContentReadsAsEmpty(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         #expect(try await session.get(bin.url("/status/204")).asJSON().content == .null)
         #expect(try await session.get(bin.url("/status/204")).asString().content == "")
     }
 
-    @Test func unacceptableStatusCarriesTheHead() async throws {
+    @Test(arguments: allEngines) func unacceptableStatusCarriesTheHead(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let error = try #require(await expectFailure { try await session.get(bin.url("/status/404")).asJSON().response() })
         #expect(error.code == .unacceptableStatus)
@@ -117,7 +128,8 @@ import Testing
         #expect(error.head?.url?.path == "/status/404")
     }
 
-    @Test func acceptedStatusesCanBeAdjusted() async throws {
+    @Test(arguments: allEngines) func acceptedStatusesCanBeAdjusted(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/status/418")).accepting(statusCodes: [418]).asString().response()
         #expect(response.status == 418)
@@ -126,7 +138,8 @@ import Testing
         #expect(try await session.get(bin.url("/status/418")).asData().accepting(statusCodes: 400...499).response().status == 418)
     }
 
-    @Test func htmlIsNotParsedAsJSONAndItsBodyIsKept() async throws {
+    @Test(arguments: allEngines) func htmlIsNotParsedAsJSONAndItsBodyIsKept(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let error = try #require(await expectFailure { try await session.get(bin.url("/html")).asJSON().response() })
         #expect(error.code == .unacceptableContentType)
@@ -138,7 +151,8 @@ import Testing
         #expect(invalid?.intermediate?.text.contains("Herman Melville") == true)
     }
 
-    @Test func errorBodyIsBounded() async throws {
+    @Test(arguments: allEngines) func errorBodyIsBounded(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let error = try #require(await expectFailure {
             try await session.get(bin.url("/html")).asJSON().errorBodyLimit(100).response()
@@ -147,7 +161,8 @@ import Testing
         #expect(error.errorBody?.isTruncated == true)
     }
 
-    @Test func utf8AndDeclaredCharsets() async throws {
+    @Test(arguments: allEngines) func utf8AndDeclaredCharsets(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let text = try await session.get(bin.url("/encoding/utf8")).asString().content
         #expect(text.contains("∮ E⋅da = Q"))
@@ -156,7 +171,8 @@ import Testing
         #expect(try await session.get(fault.url("/text?charset=utf-16le")).asString().content == "Grüße, Zoë")
     }
 
-    @Test func gzipIsDecodedAndProgressHasNoExpectedLength() async throws {
+    @Test(arguments: allEngines) func gzipIsDecodedAndProgressHasNoExpectedLength(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let updates = Locked([TransferProgress]())
         let json = try await session.get(bin.url("/gzip")).onProgress { progress in updates.withLock { $0.append(progress) } }
@@ -168,7 +184,8 @@ import Testing
         #expect(seen.allSatisfy { $0.expectedBytes == nil }, "a compressed body's declared length is not what arrives")
     }
 
-    @Test func jsonLinesStream() async throws {
+    @Test(arguments: allEngines) func jsonLinesStream(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let text = try await session.get(bin.url("/stream/20")).asString().content
         let lines = text.split(separator: "\n")
@@ -176,10 +193,10 @@ import Testing
         #expect(lines.allSatisfy { $0.hasPrefix("{") })
     }
 
-    @Test func dripArrivesInPiecesWithProgress() async throws {
+    @Test(arguments: allEngines) func dripArrivesInPiecesWithProgress(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
         let updates = Locked([TransferProgress]())
-        let session = testSession { $0.progressInterval = 0 }
+        let session = testSession(engine: engine) { $0.progressInterval = 0 }
         let data = try await session.get(bin.url("/drip")).query("numbytes", "10").query("duration", "1").query("delay", "0")
             .onProgress { progress in updates.withLock { $0.append(progress) } }
             .asData().content
@@ -191,24 +208,25 @@ import Testing
         #expect(seen.last?.expectedBytes == 10)
     }
 
-    @Test func redirectsAreFollowed() async throws {
+    @Test(arguments: allEngines) func redirectsAreFollowed(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/redirect/3")).asJSON().response()
         #expect(response.status == 200)
         #expect(response.url?.path == "/get")
     }
 
-    @Test func tooManyRedirects() async throws {
+    @Test(arguments: allEngines) func tooManyRedirects(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
-        let session = testSession { $0.maximumRedirects = 2 }
+        let session = testSession(engine: engine) { $0.maximumRedirects = 2 }
         let error = await expectFailure { try await session.get(bin.url("/redirect/3")).asJSON().response() }
         #expect(error?.code == .tooManyRedirects)
         #expect(error?.limit == 2)
     }
 
-    @Test func redirectsCanBeTurnedOff() async throws {
+    @Test(arguments: allEngines) func redirectsCanBeTurnedOff(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
-        let session = testSession { $0.maximumRedirects = 0 }
+        let session = testSession(engine: engine) { $0.maximumRedirects = 0 }
         let error = await expectFailure { try await session.get(bin.url("/redirect/1")).asJSON().response() }
         #expect(error?.code == .unacceptableStatus)
         #expect(error?.status == 302)
@@ -216,20 +234,23 @@ import Testing
         #expect(response.headers["Location"] == "/get")
     }
 
-    @Test func byteRanges() async throws {
+    @Test(arguments: allEngines) func byteRanges(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/range/100")).header("Range", "bytes=10-19").asString().response()
         #expect(response.status == 206)
         #expect(response.content == "klmnopqrst")
     }
 
-    @Test func responseHeaders() async throws {
+    @Test(arguments: allEngines) func responseHeaders(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let response = try await session.get(bin.url("/response-headers")).query("X-Potato", "baked").asJSON().response()
         #expect(response.headers["x-potato"] == "baked")
     }
 
-    @Test func delayBeyondTheTimeoutTimesOut() async throws {
+    @Test(arguments: allEngines) func delayBeyondTheTimeoutTimesOut(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         var elapsed: TimeInterval = 0
         let error = await expectFailure {
@@ -241,7 +262,8 @@ import Testing
         #expect(elapsed < 8, "gave up after \(elapsed) s, long before the 10 s delay")
     }
 
-    @Test func completionHandlerOnTheCallersQueue() async throws {
+    @Test(arguments: allEngines) func completionHandlerOnTheCallersQueue(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let queue = DispatchQueue(label: "caller")
         let key = DispatchSpecificKey<String>()

@@ -22,11 +22,11 @@ struct MemoryBoundTests {
         var peakMiB: Double
     }
 
-    static func probe(url: URL, delayMicroseconds: Int, highWaterMark: Int) throws -> ProbeResult {
+    static func probe(url: URL, delayMicroseconds: Int, highWaterMark: Int, engine: Session.Engine = .urlSession) throws -> ProbeResult {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
         let process = Process()
         process.executableURL = executable
-        process.arguments = [url.absoluteString, String(delayMicroseconds), String(highWaterMark)]
+        process.arguments = [url.absoluteString, String(delayMicroseconds), String(highWaterMark), engine == .curl ? "curl" : "urlsession"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -44,14 +44,26 @@ struct MemoryBoundTests {
         return ProbeResult(bytes: bytes, peakMiB: Double(peak) / 1024)
     }
 
-    @Test func slowHandlerStaysNearTheHighWaterMark() async throws {
+    @Test func urlSessionSlowHandlerStaysNearTheHighWaterMark() async throws {
         let nginx = try await TestServers.nginx()
-        let bounded = try Self.probe(url: nginx.url("big.bin"), delayMicroseconds: 100, highWaterMark: 8 * 1024 * 1024)
-        let unbounded = try Self.probe(url: nginx.url("big.bin"), delayMicroseconds: 100, highWaterMark: Int.max)
+        let url = nginx.url("big.bin")
+        let bounded = try await offThePool { try Self.probe(url: url, delayMicroseconds: 100, highWaterMark: 8 * 1024 * 1024) }
+        let unbounded = try await offThePool { try Self.probe(url: url, delayMicroseconds: 100, highWaterMark: Int.max) }
         #expect(bounded.bytes == NginxServer.bigFileSize)
         #expect(unbounded.bytes == NginxServer.bigFileSize)
         // A Foundation process with a URLSession idles at about 35 MiB here.
         #expect(bounded.peakMiB < 80, "peak \(bounded.peakMiB) MiB with an 8 MiB high-water mark")
         #expect(unbounded.peakMiB > bounded.peakMiB + 100, "without the bound: \(unbounded.peakMiB) MiB; with it: \(bounded.peakMiB) MiB")
+    }
+
+    @Test(.enabled(if: Session.Engine.curl.isAvailable))
+    func curlSlowHandlerIsBoundedByBackpressure() async throws {
+        let nginx = try await TestServers.nginx()
+        let url = nginx.url("big.bin")
+        let result = try await offThePool { try Self.probe(url: url, delayMicroseconds: 100, highWaterMark: Int.max, engine: .curl) }
+        #expect(result.bytes == NginxServer.bigFileSize)
+        // No spilling, no high-water mark: the write callback waits for the handler, libcurl stops
+        // reading, and TCP holds the rest on the server.
+        #expect(result.peakMiB < 48, "peak \(result.peakMiB) MiB")
     }
 }

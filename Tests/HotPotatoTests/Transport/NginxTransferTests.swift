@@ -3,10 +3,10 @@ import Testing
 @testable import HotPotato
 
 /// Large files, keep-alive and byte ranges against nginx.
-@Suite(.needsNginx) struct NginxTransferTests {
-    let session = testSession()
+@Suite(.needsNginx, .serialized) struct NginxTransferTests {
 
-    @Test func downloadsA256MiBFileByteForByteWithProgress() async throws {
+    @Test(arguments: allEngines) func downloadsA256MiBFileByteForByteWithProgress(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
@@ -15,7 +15,7 @@ import Testing
             .downloadToFile(at: scratch.file("big.bin"))
             .onProgress { progress in updates.withLock { $0.append(progress) } }
             .response()
-        #expect(try filesAreIdentical(response.content, nginx.root.appendingPathComponent("big.bin")))
+        #expect(try await offThePool { try filesAreIdentical(response.content, nginx.root.appendingPathComponent("big.bin")) })
         #expect(try scratch.entries() == ["big.bin"])
         #expect(openDescriptors(under: scratch.url).isEmpty)
         try await Task.sleep(for: .milliseconds(200))
@@ -25,7 +25,8 @@ import Testing
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
     }
 
-    @Test func progressAsAnAsyncSequence() async throws {
+    @Test(arguments: allEngines) func progressAsAnAsyncSequence(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
         let call = session.get(nginx.url("medium.bin")).discardResponseContent().start()
         var last: TransferProgress?
@@ -35,7 +36,8 @@ import Testing
         #expect(last?.fractionCompleted == 1)
     }
 
-    @Test func asDataAndStreamGiveTheSameBytes() async throws {
+    @Test(arguments: allEngines) func asDataAndStreamGiveTheSameBytes(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
         let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
         #expect(try await session.get(nginx.url("medium.bin")).asData().content == source)
@@ -45,7 +47,8 @@ import Testing
         #expect(stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data == source)
     }
 
-    @Test func dataOverTheLimitIsRefusedAtTheHead() async throws {
+    @Test(arguments: allEngines) func dataOverTheLimitIsRefusedAtTheHead(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
         let elapsed = await measure {
             let error = await expectFailure { try await session.get(nginx.url("big.bin")).asData(maximumBodySize: 1024 * 1024).response() }
@@ -55,7 +58,8 @@ import Testing
         #expect(elapsed < 5, "refused without downloading 256 MiB")
     }
 
-    @Test func byteRange() async throws {
+    @Test(arguments: allEngines) func byteRange(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
         let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
         let response = try await session.get(nginx.url("medium.bin")).header("Range", "bytes=1000-1999").asData().response()
@@ -64,7 +68,8 @@ import Testing
         #expect(response.content == source[1000..<2000])
     }
 
-    @Test func connectionsAreKeptAlive() async throws {
+    @Test(arguments: allEngines) func connectionsAreKeptAlive(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
         var counts: [Int] = []
         for _ in 0..<5 {
@@ -74,7 +79,8 @@ import Testing
         #expect(counts.last ?? 0 > 1, "nginx saw \(counts) requests per connection: the connection was reused")
     }
 
-    @Test func concurrentDownloads() async throws {
+    @Test(arguments: allEngines) func concurrentDownloads(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
         let source = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
         try await withThrowingTaskGroup(of: Data.self) { group in

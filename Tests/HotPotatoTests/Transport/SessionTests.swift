@@ -3,15 +3,15 @@ import Testing
 @testable import HotPotato
 
 @Suite(.needsNginx) struct SessionTests {
-    @Test func droppingTheSessionLetsItsCallsFinish() async throws {
+    @Test(arguments: allEngines) func droppingTheSessionLetsItsCallsFinish(engine: Session.Engine) async throws {
         let nginx = try await TestServers.nginx()
-        let call = testSession().get(nginx.url("medium.bin")).asData().start()
+        let call = testSession(engine: engine).get(nginx.url("medium.bin")).asData().start()
         #expect(try await call.response().content.count == NginxServer.mediumFileSize)
     }
 
-    @Test func invalidateCancelsCallsInFlightAndRefusesNewOnes() async throws {
+    @Test(arguments: allEngines) func invalidateCancelsCallsInFlightAndRefusesNewOnes(engine: Session.Engine) async throws {
         let nginx = try await TestServers.nginx()
-        let session = testSession()
+        let session = testSession(engine: engine)
         let call = session.get(nginx.url("big.bin")).handled(by: SlowFileWriter(
             destination: FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-\(UUID().uuidString)")))
             .start()
@@ -23,8 +23,8 @@ import Testing
         #expect(refused?.code == .invalidRequest)
     }
 
-    @Test func dataURLs() async throws {
-        let text = try await Session.shared.get("data:text/plain;charset=utf-8,hot%20potato").asString().content
+    @Test(arguments: allEngines) func dataURLs(engine: Session.Engine) async throws {
+        let text = try await testSession(engine: engine).get("data:text/plain;charset=utf-8,hot%20potato").asString().content
         #expect(text == "hot potato")
     }
 }

@@ -4,22 +4,24 @@ import Testing
 
 /// Transport failures map to specific codes.
 @Suite struct TransportErrorTests {
-    let session = testSession(timeout: 5)
 
-    @Test func connectionRefused() async throws {
+    @Test(arguments: allEngines) func connectionRefused(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let port = try freeLoopbackPort()
         let error = await expectFailure { try await session.get("http://127.0.0.1:\(port)/").response() }
         #expect(error?.code == .connectionRefused)
         #expect(error?.head == nil)
-        #expect(error?.underlying is URLError)
+        #expect(error?.underlying is URLError || error?.underlying is CurlError)
     }
 
-    @Test func hostNotFound() async throws {
+    @Test(arguments: allEngines) func hostNotFound(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let error = await expectFailure { try await session.get("http://hotpotato-test.invalid/").response() }
         #expect(error?.code == .hostNotFound)
     }
 
-    @Test func timeoutWhileTheServerStalls() async throws {
+    @Test(arguments: allEngines) func timeoutWhileTheServerStalls(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let fault = try await TestServers.fault()
         let elapsed = await measure {
             let error = await expectFailure { try await session.get(fault.url("/stall?declared=100&sent=10&seconds=20")).timeout(1).asData().response() }
@@ -28,13 +30,15 @@ import Testing
         #expect(elapsed < 10, "gave up after \(elapsed) s, long before the 20 s stall ends")
     }
 
-    @Test func tlsHandshakeWithAPlainHTTPServerFails() async throws {
+    @Test(arguments: allEngines) func tlsHandshakeWithAPlainHTTPServerFails(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let fault = try await TestServers.fault()
         let error = await expectFailure { try await session.get("https://127.0.0.1:\(fault.port)/typed").response() }
         #expect(error?.code == .tlsFailure, "\(error.map { "\($0)" } ?? "no error")")
     }
 
-    @Test func resetMidBody() async throws {
+    @Test(arguments: allEngines) func resetMidBody(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let fault = try await TestServers.fault()
         let error = await expectFailure { try await session.get(fault.url("/reset?declared=1000000&sent=50000")).asData().response() }
         #expect(error?.code == .connectionLost)
@@ -42,19 +46,22 @@ import Testing
         #expect(error?.limit == 1_000_000)
     }
 
-    @Test(arguments: ["not a url", "ftp://127.0.0.1/file", "/relative/path", "http://"])
-    func invalidURLs(text: String) async throws {
+    @Test(arguments: allEngines, ["not a url", "ftp://127.0.0.1/file", "/relative/path", "http://"])
+    func invalidURLs(engine: Session.Engine, text: String) async throws {
+        let session = testSession(engine: engine)
         let error = await expectFailure { try await session.get(text).response() }
         #expect(error?.code == .invalidRequest)
     }
 
-    @Test func unencodableJSONBody() async throws {
+    @Test(arguments: allEngines) func unencodableJSONBody(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let error = await expectFailure { try await session.post("http://127.0.0.1:1/").body(json: Double.nan).response() }
         #expect(error?.code == .invalidRequest)
         #expect(error?.underlying is EncodingError)
     }
 
-    @Test func serverMessageFromARejectedCall() async throws {
+    @Test(arguments: allEngines) func serverMessageFromARejectedCall(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
         let fault = try await TestServers.fault()
         let error = await expectFailure { try await session.get(fault.url("/typed?type=application/json&status=422")).asJSON().response() }
         #expect(error?.code == .unacceptableStatus)

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// A transport that performs requests and reports their events to a ``TransferSink``.
-protocol Engine: Sendable {
+protocol TransportEngine: Sendable {
     /// Starts the request. Returns a closure that stops the transfer; it must return promptly and
     /// may be called from any thread, more than once.
     func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void

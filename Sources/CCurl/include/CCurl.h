@@ -1,0 +1,151 @@
+// CCurl: the few libcurl functions HotPotato uses, loaded at run time.
+//
+// No curl headers are needed to build: this header declares only what HotPotato calls, with the
+// values of libcurl's public, ABI-stable constants. libcurl itself (libcurl.so.4 on Linux,
+// libcurl.4.dylib on macOS — the library FoundationNetworking links on Linux) is opened with
+// dlopen on first use. The variadic curl_easy_setopt and curl_easy_getinfo are called from C only,
+// through the typed wrappers below.
+
+#ifndef HOTPOTATO_CCURL_H
+#define HOTPOTATO_CCURL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// An easy handle (CURL *).
+typedef void hp_curl;
+/// A string list (struct curl_slist *).
+typedef void hp_curl_slist;
+
+/// Write, header and read callbacks: size_t (*)(char *, size_t, size_t, void *).
+typedef size_t (*hp_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
+/// Seek callback: int (*)(void *, curl_off_t, int).
+typedef int (*hp_curl_seek_callback)(void *userdata, int64_t offset, int origin);
+/// Progress callback: int (*)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t).
+typedef int (*hp_curl_xferinfo_callback)(void *userdata, int64_t dltotal, int64_t dlnow, int64_t ultotal, int64_t ulnow);
+
+/// Loads libcurl and initialises it, once, thread-safely. Returns 0 on success; otherwise
+/// hp_curl_load_error() says why.
+int hp_curl_load(void);
+/// Why loading failed, or NULL.
+const char *hp_curl_load_error(void);
+/// libcurl's version string, such as "libcurl/7.88.1 OpenSSL/3.0.15 zlib/1.2.13", or NULL.
+const char *hp_curl_version(void);
+
+hp_curl *hp_curl_easy_init(void);
+void hp_curl_easy_cleanup(hp_curl *handle);
+void hp_curl_easy_reset(hp_curl *handle);
+int hp_curl_easy_perform(hp_curl *handle);
+const char *hp_curl_easy_strerror(int code);
+
+int hp_curl_setopt_long(hp_curl *handle, int option, long value);
+int hp_curl_setopt_off(hp_curl *handle, int option, int64_t value);
+int hp_curl_setopt_pointer(hp_curl *handle, int option, const void *value);
+int hp_curl_setopt_data_callback(hp_curl *handle, int option, hp_curl_data_callback callback);
+int hp_curl_setopt_xferinfo_callback(hp_curl *handle, hp_curl_xferinfo_callback callback);
+int hp_curl_setopt_seek_callback(hp_curl *handle, hp_curl_seek_callback callback);
+
+int hp_curl_getinfo_long(hp_curl *handle, int info, long *value);
+int hp_curl_getinfo_off(hp_curl *handle, int info, int64_t *value);
+int hp_curl_getinfo_string(hp_curl *handle, int info, const char **value);
+
+hp_curl_slist *hp_curl_slist_append(hp_curl_slist *list, const char *string);
+void hp_curl_slist_free_all(hp_curl_slist *list);
+
+// Options (CURLoption).
+enum {
+    HP_CURLOPT_WRITEDATA = 10001,
+    HP_CURLOPT_URL = 10002,
+    HP_CURLOPT_READDATA = 10009,
+    HP_CURLOPT_ERRORBUFFER = 10010,
+    HP_CURLOPT_WRITEFUNCTION = 20011,
+    HP_CURLOPT_READFUNCTION = 20012,
+    HP_CURLOPT_LOW_SPEED_LIMIT = 19,
+    HP_CURLOPT_LOW_SPEED_TIME = 20,
+    HP_CURLOPT_HTTPHEADER = 10023,
+    HP_CURLOPT_HEADERDATA = 10029,
+    HP_CURLOPT_CUSTOMREQUEST = 10036,
+    HP_CURLOPT_VERBOSE = 41,
+    HP_CURLOPT_NOPROGRESS = 43,
+    HP_CURLOPT_NOBODY = 44,
+    HP_CURLOPT_UPLOAD = 46,
+    HP_CURLOPT_FOLLOWLOCATION = 52,
+    HP_CURLOPT_XFERINFODATA = 10057,
+    HP_CURLOPT_SSL_VERIFYPEER = 64,
+    HP_CURLOPT_CAINFO = 10065,
+    HP_CURLOPT_MAXREDIRS = 68,
+    HP_CURLOPT_HEADERFUNCTION = 20079,
+    HP_CURLOPT_HTTPGET = 80,
+    HP_CURLOPT_SSL_VERIFYHOST = 81,
+    HP_CURLOPT_HTTP_VERSION = 84,
+    HP_CURLOPT_BUFFERSIZE = 98,
+    HP_CURLOPT_NOSIGNAL = 99,
+    HP_CURLOPT_ACCEPT_ENCODING = 10102,
+    HP_CURLOPT_INFILESIZE_LARGE = 30115,
+    HP_CURLOPT_TCP_NODELAY = 121,
+    HP_CURLOPT_TIMEOUT_MS = 155,
+    HP_CURLOPT_CONNECTTIMEOUT_MS = 156,
+    HP_CURLOPT_POSTREDIR = 161,
+    HP_CURLOPT_SEEKFUNCTION = 20167,
+    HP_CURLOPT_SEEKDATA = 10168,
+    HP_CURLOPT_PROTOCOLS = 181,
+    HP_CURLOPT_REDIR_PROTOCOLS = 182,
+    HP_CURLOPT_TCP_KEEPALIVE = 213,
+    HP_CURLOPT_XFERINFOFUNCTION = 20219,
+};
+
+// Information (CURLINFO).
+enum {
+    HP_CURLINFO_EFFECTIVE_URL = 1048577,
+    HP_CURLINFO_RESPONSE_CODE = 2097154,
+    HP_CURLINFO_REDIRECT_COUNT = 2097172,
+    HP_CURLINFO_NUM_CONNECTS = 2097178,
+};
+
+// Result codes (CURLcode).
+enum {
+    HP_CURLE_OK = 0,
+    HP_CURLE_UNSUPPORTED_PROTOCOL = 1,
+    HP_CURLE_URL_MALFORMAT = 3,
+    HP_CURLE_COULDNT_RESOLVE_HOST = 6,
+    HP_CURLE_COULDNT_CONNECT = 7,
+    HP_CURLE_HTTP2 = 16,
+    HP_CURLE_PARTIAL_FILE = 18,
+    HP_CURLE_WRITE_ERROR = 23,
+    HP_CURLE_READ_ERROR = 26,
+    HP_CURLE_OUT_OF_MEMORY = 27,
+    HP_CURLE_OPERATION_TIMEDOUT = 28,
+    HP_CURLE_SSL_CONNECT_ERROR = 35,
+    HP_CURLE_ABORTED_BY_CALLBACK = 42,
+    HP_CURLE_TOO_MANY_REDIRECTS = 47,
+    HP_CURLE_GOT_NOTHING = 52,
+    HP_CURLE_SSL_ENGINE_NOTFOUND = 53,
+    HP_CURLE_SEND_ERROR = 55,
+    HP_CURLE_RECV_ERROR = 56,
+    HP_CURLE_SSL_CERTPROBLEM = 58,
+    HP_CURLE_SSL_CIPHER = 59,
+    HP_CURLE_PEER_FAILED_VERIFICATION = 60,
+    HP_CURLE_BAD_CONTENT_ENCODING = 61,
+    HP_CURLE_SSL_CACERT_BADFILE = 77,
+    HP_CURLE_SSL_SHUTDOWN_FAILED = 80,
+    HP_CURLE_SSL_ISSUER_ERROR = 83,
+    HP_CURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
+    HP_CURLE_SSL_INVALIDCERTSTATUS = 91,
+    HP_CURLE_HTTP2_STREAM = 92,
+};
+
+// Other constants.
+enum {
+    HP_CURL_ERROR_SIZE = 256,
+    HP_CURLPROTO_HTTP = 1,
+    HP_CURLPROTO_HTTPS = 2,
+    HP_CURL_REDIR_POST_ALL = 7,
+    HP_CURL_HTTP_VERSION_1_1 = 2,
+    HP_CURL_SEEKFUNC_OK = 0,
+    HP_CURL_SEEKFUNC_CANTSEEK = 2,
+};
+
+/// Returned by a read callback to abort the transfer.
+#define HP_CURL_READFUNC_ABORT ((size_t)0x10000000)
+
+#endif

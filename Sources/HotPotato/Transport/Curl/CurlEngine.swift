@@ -1,0 +1,122 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The libcurl engine: a bounded pool of worker threads, each performing one transfer at a time
+/// with an easy handle of its own (`curl_easy_perform`), handlers fed synchronously from
+/// libcurl's callbacks.
+///
+/// Why a pool of easy handles rather than one multi handle on a dedicated thread: with the easy
+/// interface, a slow handler blocks only its own transfer's callback — which is exactly the
+/// backpressure wanted — while on a shared multi thread it would stall every other transfer, or
+/// need each chunk handed to another thread and the handle paused and resumed around it. Easy
+/// handles are kept after use and reset for the next request, so their connections and DNS
+/// entries are reused (keep-alive).
+final class CurlEngine: TransportEngine, @unchecked Sendable {
+    private let configuration: Session.Configuration
+    private let condition = NSCondition()
+
+    // Guarded by `condition`.
+    private var pending: [CurlTransfer] = []
+    private var running: [ObjectIdentifier: CurlTransfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var workers = 0
+    private var waitingWorkers = 0
+    private var invalidated = false
+
+    /// How long an idle worker waits for work before it ends.
+    private static let idleWorkerLifetime: TimeInterval = 15
+
+    init(configuration: Session.Configuration) {
+        self.configuration = configuration
+    }
+
+    func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void {
+        let transfer = CurlTransfer(request: request, bodyFile: bodyFile, sink: sink, configuration: configuration)
+        condition.lock()
+        if invalidated {
+            condition.unlock()
+            sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
+            return {}
+        }
+        pending.append(transfer)
+        let spawn = pending.count > waitingWorkers && workers < max(1, configuration.maximumConcurrentTransfers)
+        if spawn { workers += 1 }
+        condition.signal()
+        condition.unlock()
+        if spawn { startWorker() }
+        // Stopping needs no call into libcurl: every callback checks whether the call is settled
+        // and aborts the transfer if it is; a transfer still waiting in line is skipped.
+        return {}
+    }
+
+    func invalidate(cancellingTransfers: Bool) {
+        condition.lock()
+        invalidated = true
+        let cancelled = cancellingTransfers ? pending + Array(running.values) : []
+        if cancellingTransfers { pending.removeAll() }
+        let handles = idleHandles
+        idleHandles.removeAll()
+        condition.broadcast()
+        condition.unlock()
+        for transfer in cancelled { transfer.sink.cancel() }
+        for handle in handles { hp_curl_easy_cleanup(handle) }
+    }
+
+    private func startWorker() {
+        let thread = Thread { [self] in work() }
+        thread.name = "HotPotato.curl"
+        thread.start()
+    }
+
+    private func work() {
+        while let (transfer, reusedHandle) = nextTransfer() {
+            guard let handle = reusedHandle ?? hp_curl_easy_init() else {
+                transfer.sink.fail(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))
+                finished(transfer, handle: nil)
+                continue
+            }
+            let ending = transfer.perform(on: handle)
+            hp_curl_easy_reset(handle)
+            finished(transfer, handle: handle)
+            transfer.report(ending)
+        }
+    }
+
+    /// The next transfer to run and a handle to reuse, waiting for one if none is pending; `nil`
+    /// when this worker should end.
+    private func nextTransfer() -> (CurlTransfer, UnsafeMutableRawPointer?)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            while let transfer = pending.first {
+                pending.removeFirst()
+                guard !transfer.sink.isFinished else { continue }
+                running[ObjectIdentifier(transfer)] = transfer
+                return (transfer, idleHandles.popLast())
+            }
+            if invalidated {
+                workers -= 1
+                return nil
+            }
+            waitingWorkers += 1
+            let signalled = condition.wait(until: Date().addingTimeInterval(Self.idleWorkerLifetime))
+            waitingWorkers -= 1
+            if !signalled && pending.isEmpty {
+                workers -= 1
+                return nil
+            }
+        }
+    }
+
+    private func finished(_ transfer: CurlTransfer, handle: UnsafeMutableRawPointer?) {
+        condition.lock()
+        running[ObjectIdentifier(transfer)] = nil
+        let keep = handle != nil && !invalidated && idleHandles.count < max(1, configuration.maximumConcurrentTransfers)
+        if keep, let handle { idleHandles.append(handle) }
+        condition.unlock()
+        if !keep, let handle { hp_curl_easy_cleanup(handle) }
+    }
+}

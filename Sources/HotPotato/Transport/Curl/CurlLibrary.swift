@@ -1,0 +1,26 @@
+import CCurl
+
+/// libcurl, loaded at run time on first use (see the CCurl target).
+enum CurlLibrary {
+    /// Why libcurl cannot be used here, or `nil` when it loaded.
+    static let unavailabilityReason: String? = {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        return "libcurl is not available on this platform; use the URLSession engine"
+        #else
+        guard hp_curl_load() != 0 else { return nil }
+        return hp_curl_load_error().map { String(cString: $0) } ?? "libcurl could not be loaded"
+        #endif
+    }()
+
+    static var isAvailable: Bool { unavailabilityReason == nil }
+
+    /// libcurl's version string, when loaded.
+    static var version: String? {
+        guard isAvailable, let version = hp_curl_version() else { return nil }
+        return String(cString: version)
+    }
+
+    static func describe(_ code: Int32) -> String {
+        String(cString: hp_curl_easy_strerror(code))
+    }
+}

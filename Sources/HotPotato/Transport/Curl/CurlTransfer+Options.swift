@@ -1,0 +1,127 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension CurlTransfer {
+    /// The receive buffer libcurl is asked for: larger than its 16 KiB default, so that a fast
+    /// transfer makes fewer callbacks.
+    static let receiveBufferSize = 256 * 1024
+
+    /// Sets every option of this request on a freshly reset handle. Returns the header list, which
+    /// must live until the transfer ends.
+    func configure(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
+        guard let url = request.url?.absoluteString else {
+            throw HotPotatoError(.invalidRequest, reason: "The request has no URL.")
+        }
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        func long(_ option: Int32, _ value: Int) { hp_curl_setopt_long(handle, option, value) }
+        func string(_ option: Int32, _ value: String?) {
+            // libcurl copies string options.
+            if let value {
+                value.withCString { _ = hp_curl_setopt_pointer(handle, option, $0) }
+            } else {
+                hp_curl_setopt_pointer(handle, option, nil)
+            }
+        }
+
+        string(Int32(HP_CURLOPT_URL), url)
+        long(Int32(HP_CURLOPT_NOSIGNAL), 1)
+        long(Int32(HP_CURLOPT_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))
+        long(Int32(HP_CURLOPT_REDIR_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))
+        long(Int32(HP_CURLOPT_TCP_KEEPALIVE), 1)
+        long(Int32(HP_CURLOPT_BUFFERSIZE), Self.receiveBufferSize)
+
+        // Redirects: libcurl follows them itself; past the limit it fails with
+        // CURLE_TOO_MANY_REDIRECTS.
+        let redirects = configuration.maximumRedirects
+        long(Int32(HP_CURLOPT_FOLLOWLOCATION), redirects > 0 ? 1 : 0)
+        long(Int32(HP_CURLOPT_MAXREDIRS), max(0, redirects))
+
+        // Timeouts: the request timeout is an idle timeout, as in URLSession (less than one byte a
+        // second for that long fails); the resource timeout bounds the whole transfer.
+        let idle = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.requestTimeout
+        long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), Int(min(idle, 86_400) * 1000))
+        long(Int32(HP_CURLOPT_LOW_SPEED_LIMIT), 1)
+        long(Int32(HP_CURLOPT_LOW_SPEED_TIME), max(1, Int(min(idle, 86_400).rounded(.up))))
+        long(Int32(HP_CURLOPT_TIMEOUT_MS), Int(min(configuration.resourceTimeout, 30 * 86_400) * 1000))
+
+        // TLS is verified (libcurl's default, set again here on purpose); a custom CA bundle
+        // replaces the system's.
+        long(Int32(HP_CURLOPT_SSL_VERIFYPEER), 1)
+        long(Int32(HP_CURLOPT_SSL_VERIFYHOST), 2)
+        if let authorities = configuration.certificateAuthorities {
+            string(Int32(HP_CURLOPT_CAINFO), authorities.path)
+        }
+
+        // Transparent decompression, unless the caller asked for an encoding of their own.
+        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            string(Int32(HP_CURLOPT_ACCEPT_ENCODING), "")
+        }
+
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_WRITEDATA), userdata)
+        hp_curl_setopt_data_callback(handle, Int32(HP_CURLOPT_WRITEFUNCTION), CurlCallbacks.write)
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HEADERDATA), userdata)
+        hp_curl_setopt_data_callback(handle, Int32(HP_CURLOPT_HEADERFUNCTION), CurlCallbacks.header)
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_XFERINFODATA), userdata)
+        hp_curl_setopt_xferinfo_callback(handle, CurlCallbacks.progress)
+        long(Int32(HP_CURLOPT_NOPROGRESS), 0)
+
+        try configureMethodAndBody(handle, userdata: userdata)
+        return try headerList(handle)
+    }
+
+    private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, userdata: UnsafeMutableRawPointer) throws(HotPotatoError) {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        switch method {
+        case "GET":
+            hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HTTPGET), 1)
+            return
+        case "HEAD":
+            hp_curl_setopt_long(handle, Int32(HP_CURLOPT_NOBODY), 1)
+            return
+        default:
+            break
+        }
+        // Any other method sends a body, empty if there is none (`Content-Length: 0`, as URLSession).
+        let source: CurlRequestBody
+        if let bodyFile {
+            source = try CurlRequestBody(file: bodyFile)
+        } else {
+            source = CurlRequestBody(data: request.httpBody ?? Data())
+        }
+        body = source
+        hp_curl_setopt_long(handle, Int32(HP_CURLOPT_UPLOAD), 1)
+        hp_curl_setopt_off(handle, Int32(HP_CURLOPT_INFILESIZE_LARGE), source.length)
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_READDATA), userdata)
+        hp_curl_setopt_data_callback(handle, Int32(HP_CURLOPT_READFUNCTION), CurlCallbacks.read)
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_SEEKDATA), userdata)
+        hp_curl_setopt_seek_callback(handle, CurlCallbacks.seek)
+        method.withCString { _ = hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_CUSTOMREQUEST), $0) }
+    }
+
+    private func headerList(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
+        var lines: [String] = []
+        let fields = request.allHTTPHeaderFields ?? [:]
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        let names = Set(fields.keys.map { $0.lowercased() })
+        if !names.contains("user-agent") { lines.append("User-Agent: HotPotato") }
+        // No `Expect: 100-continue` round trip before a body.
+        if !names.contains("expect") { lines.append("Expect:") }
+        var list: UnsafeMutableRawPointer?
+        for line in lines {
+            guard let appended = line.withCString({ hp_curl_slist_append(list, $0) }) else {
+                if let list { hp_curl_slist_free_all(list) }
+                throw HotPotatoError(.transportFailed, reason: "libcurl could not build the header list.")
+            }
+            list = appended
+        }
+        if let list {
+            hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), list)
+        }
+        return list
+    }
+}

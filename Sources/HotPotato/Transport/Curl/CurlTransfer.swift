@@ -1,0 +1,199 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request performed with libcurl's easy interface on a worker thread of ``CurlEngine``.
+///
+/// libcurl's callbacks run on that thread, inside `curl_easy_perform`, and hand everything to the
+/// ``TransferSink`` synchronously: the head once the final response's headers are complete (after
+/// redirects), each body chunk as it is received, then the end or the failure. A handler that
+/// takes its time holds the callback, libcurl stops reading the socket, and TCP flow control
+/// slows the sender: nothing piles up in memory. Returning 0 from a callback (or non-zero from the
+/// progress callback) aborts the transfer, which is how a rejection, a handler failure or a
+/// cancellation stops it.
+final class CurlTransfer: @unchecked Sendable {
+    let request: URLRequest
+    let bodyFile: URL?
+    let sink: any TransferSink
+    let configuration: Session.Configuration
+
+    // Touched only on the worker thread, inside `perform(on:)`.
+    private var handle: UnsafeMutableRawPointer?
+    private var responseHeaders = HTTPHeaders()
+    private var statusLine = ""
+    private var headDelivered = false
+    private var bytesDelivered: Int64 = 0
+    /// The request body being sent, if any; set by `configure(_:)`.
+    var body: CurlRequestBody?
+    private var errorBuffer = [CChar](repeating: 0, count: Int(HP_CURL_ERROR_SIZE))
+
+    init(request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration) {
+        self.request = request
+        self.bodyFile = bodyFile
+        self.sink = sink
+        self.configuration = configuration
+    }
+
+    /// How a transfer ended, to be reported to the sink once the handle is back in the pool.
+    enum Ending {
+        case settled
+        case end
+        case failure(HotPotatoError)
+    }
+
+    /// Performs the request on `handle`, which was reset by the caller and may hold a live
+    /// connection from an earlier request. The head and the body go to the sink as they arrive;
+    /// the ending is returned so the engine can put the handle back before reporting it, and the
+    /// next request finds the connection free.
+    func perform(on handle: UnsafeMutableRawPointer) -> Ending {
+        guard !sink.isFinished else { return .settled }
+        self.handle = handle
+        defer { self.handle = nil }
+        var headerList: UnsafeMutableRawPointer?
+        defer { if let headerList { hp_curl_slist_free_all(headerList) } }
+        let result: Int32
+        do {
+            headerList = try configure(handle)
+            result = errorBuffer.withUnsafeMutableBufferPointer { buffer in
+                hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), buffer.baseAddress)
+                defer { hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), nil) }
+                return hp_curl_easy_perform(handle)
+            }
+        } catch {
+            return .failure(error)
+        }
+        return ending(for: result)
+    }
+
+    /// Reports an ending returned by ``perform(on:)``.
+    func report(_ ending: Ending) {
+        switch ending {
+        case .settled: break
+        case .end: sink.end()
+        case .failure(let error): sink.fail(error)
+        }
+    }
+
+    // MARK: - Callbacks (worker thread)
+
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if headDelivered { return true }  // trailers
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            statusLine = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            responseHeaders = HTTPHeaders()
+            return true
+        }
+        let trimmed = line.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
+        if trimmed.isEmpty {
+            return endOfHeaderBlock()
+        }
+        if let first = trimmed.first, first == " " || first == "\t", let last = responseHeaders.fields.last {
+            // An obsolete folded continuation line.
+            responseHeaders.replaceLast(value: last.value + " " + trimmed.trimmingCharacters(in: .whitespaces))
+            return true
+        }
+        if let colon = trimmed.firstIndex(of: ":") {
+            let name = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty { responseHeaders.add(name: name, value: value) }
+        }
+        return true
+    }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if sink.isFinished { return false }
+        if !headDelivered {
+            guard deliverHead() else { return false }
+        }
+        bytesDelivered += Int64(bytes.count)
+        return sink.receive(Data(bytes))
+    }
+
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if sink.isFinished { return HP_CURL_READFUNC_ABORT }
+        guard let body else { return 0 }
+        do {
+            return try body.read(into: buffer)
+        } catch {
+            return HP_CURL_READFUNC_ABORT
+        }
+    }
+
+    func seekBody(to offset: Int64) -> Bool {
+        (try? body?.seek(to: offset)) != nil
+    }
+
+    /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed).
+    func shouldContinue() -> Bool {
+        !sink.isFinished
+    }
+
+    // MARK: - Private
+
+    private func endOfHeaderBlock() -> Bool {
+        let status = responseCode()
+        if (100..<200).contains(status) { return true }
+        if willFollowRedirect(status) { return true }
+        return deliverHead()
+    }
+
+    /// Whether libcurl will follow this response (or fail with too many redirects) rather than
+    /// hand over its body: a redirect status with a `Location`, with redirects enabled.
+    private func willFollowRedirect(_ status: Int) -> Bool {
+        configuration.maximumRedirects > 0
+            && [300, 301, 302, 303, 307, 308].contains(status)
+            && responseHeaders.contains("Location")
+    }
+
+    private func deliverHead() -> Bool {
+        headDelivered = true
+        let head = ResponseHead(
+            status: responseCode(), headers: responseHeaders, url: effectiveURL(), requestMethod: request.httpMethod ?? "GET")
+        return sink.receive(head: head)
+    }
+
+    private func ending(for result: Int32) -> Ending {
+        if sink.isFinished { return .settled }
+        if result == Int32(HP_CURLE_OK) {
+            if !headDelivered, !deliverHead() { return .settled }
+            return .end
+        }
+        let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let message = detail.isEmpty ? CurlLibrary.describe(result) : detail
+        return .failure(CurlErrorMapping.map(
+            code: result, message: message, headReceived: headDelivered,
+            expectedLength: headDelivered ? expectedLength : nil, bytesDelivered: bytesDelivered,
+            redirectLimit: configuration.maximumRedirects))
+    }
+
+    private var expectedLength: Int64? {
+        let head = ResponseHead(status: 200, headers: responseHeaders)
+        return head.contentEncodings.isEmpty ? head.contentLength : nil
+    }
+
+    private func responseCode() -> Int {
+        var code = 0
+        if let handle { hp_curl_getinfo_long(handle, Int32(HP_CURLINFO_RESPONSE_CODE), &code) }
+        return code
+    }
+
+    private func effectiveURL() -> URL? {
+        var pointer: UnsafePointer<CChar>?
+        guard let handle, hp_curl_getinfo_string(handle, Int32(HP_CURLINFO_EFFECTIVE_URL), &pointer) == 0,
+              let pointer else { return request.url }
+        return URL(string: String(cString: pointer)) ?? request.url
+    }
+}
+
+extension HTTPHeaders {
+    /// Replaces the value of the last field (for folded header lines).
+    fileprivate mutating func replaceLast(value: String) {
+        guard let last = fields.last else { return }
+        var all = fields
+        all[all.count - 1] = Field(name: last.name, value: value)
+        self = HTTPHeaders(all)
+    }
+}
