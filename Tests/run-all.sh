@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # HotPotato's one test command. On a fresh Debian machine it installs what the tests need when it
-# is missing (nginx from apt, httpbin from PyPI), builds with warnings as errors, runs every test
-# (the tests start and stop their own servers on 127.0.0.1), runs the memory-bound tests on their
-# own, and checks the DocC catalog. Run it from anywhere: `./Tests/run-all.sh`.
+# is missing (nginx and openssl from apt, httpbin from PyPI), builds with warnings as errors, runs
+# every test against both engines (the tests start and stop their own servers on 127.0.0.1), runs
+# the memory-bound tests on their own, runs the concurrent transport suites under
+# ThreadSanitizer, and checks the DocC catalog. Run it from anywhere: `./Tests/run-all.sh`.
 #
 # Where nginx or httpbin cannot be installed (no apt, no root, no network), it says so loudly and
 # runs everything else; the tests that need them are reported as skipped.
@@ -10,6 +11,7 @@
 # Environment:
 #   HOTPOTATO_SKIP_INSTALL=1   never install anything
 #   HOTPOTATO_SKIP_DOCS=1      skip the DocC check (it needs the `docc` tool of the toolchain)
+#   HOTPOTATO_SKIP_TSAN=1      skip the ThreadSanitizer run
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -37,6 +39,10 @@ install_test_servers() {
     say "Installing nginx (apt)"
     apt_install nginx-light || apt_install nginx || true
   fi
+  if ! command -v openssl >/dev/null 2>&1; then
+    say "Installing openssl (apt), for the test certificate authority"
+    apt_install openssl || true
+  fi
   if ! have_httpbin; then
     say "Installing httpbin (PyPI)"
     if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null 2>&1; then
@@ -48,6 +54,7 @@ install_test_servers() {
   fi
   have_nginx || warn "nginx is NOT installed and could not be installed: the nginx tests will be SKIPPED"
   have_httpbin || warn "httpbin is NOT installed and could not be installed: the httpbin tests will be SKIPPED"
+  command -v openssl >/dev/null 2>&1 || warn "openssl is NOT installed: the HTTPS tests will FAIL"
 }
 
 install_test_servers
@@ -63,6 +70,18 @@ limit 1800 swift test --skip-build
 
 say "Running the memory-bound tests on their own"
 HOTPOTATO_MEMORY_TESTS=1 limit 600 swift test --skip-build --filter MemoryBoundTests
+
+if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
+  say "Running the concurrent transport suites under ThreadSanitizer"
+  swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+  limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
+    --filter "Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS" 2>&1 \
+    | tee .build-tsan/tsan.log
+  if grep -q "WARNING: ThreadSanitizer" .build-tsan/tsan.log; then
+    warn "ThreadSanitizer reported data races (see .build-tsan/tsan.log)"
+    exit 1
+  fi
+fi
 
 if [[ "${HOTPOTATO_SKIP_DOCS:-0}" != 1 ]]; then
   if command -v docc >/dev/null 2>&1; then

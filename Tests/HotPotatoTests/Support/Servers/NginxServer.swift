@@ -6,6 +6,18 @@ final class NginxServer: Sendable {
     let port: UInt16
     let root: URL
     let process: ManagedProcess
+    /// The TLS side, when openssl could make a test CA: HTTPS with a certificate for 127.0.0.1
+    /// and localhost signed by the test CA, and HTTPS with a certificate for another name.
+    let tls: TLS?
+
+    struct TLS: Sendable {
+        /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost.
+        let port: UInt16
+        /// HTTPS on this port presents a certificate for `wrong.example` only.
+        let wrongNamePort: UInt16
+        /// The test CA's certificate (PEM), which signed both.
+        let certificateAuthority: URL
+    }
 
     /// The size of `big.bin`: 256 MiB.
     static let bigFileSize = 256 * 1024 * 1024
@@ -29,6 +41,25 @@ final class NginxServer: Sendable {
         try Data(#"{"name":"HotPotato","items":[1,2,3],"nested":{"ok":true}}"#.utf8)
             .write(to: root.appendingPathComponent("small.json"))
         let port = try freeLoopbackPort()
+        let tls = try? TestCertificates.make(in: directory.appendingPathComponent("tls"))
+        let tlsPorts = tls == nil ? nil : (try freeLoopbackPort(), try freeLoopbackPort())
+        var tlsServers = ""
+        if let tls, let (good, wrong) = tlsPorts {
+            tlsServers = """
+                server {
+                    listen 127.0.0.1:\(good) ssl;
+                    ssl_certificate \(tls.serverCertificate.path);
+                    ssl_certificate_key \(tls.serverKey.path);
+                    root \(root.path);
+                }
+                server {
+                    listen 127.0.0.1:\(wrong) ssl;
+                    ssl_certificate \(tls.wrongNameCertificate.path);
+                    ssl_certificate_key \(tls.serverKey.path);
+                    root \(root.path);
+                }
+                """
+        }
         let config = """
             daemon off;
             master_process off;
@@ -51,6 +82,7 @@ final class NginxServer: Sendable {
                     root \(root.path);
                     location /connections { return 200 "$connection_requests\\n"; }
                 }
+            \(tlsServers)
             }
             """
         let configURL = directory.appendingPathComponent("nginx.conf")
@@ -62,13 +94,18 @@ final class NginxServer: Sendable {
             process.stop()
             throw ServerError.didNotStart("nginx", process.logTail())
         }
-        return NginxServer(port: port, root: root, process: process)
+        var tlsInfo: TLS?
+        if let tls, let (good, wrong) = tlsPorts, waitForPort(good, timeout: 5) {
+            tlsInfo = TLS(port: good, wrongNamePort: wrong, certificateAuthority: tls.certificateAuthority)
+        }
+        return NginxServer(port: port, root: root, process: process, tls: tlsInfo)
     }
 
-    private init(port: UInt16, root: URL, process: ManagedProcess) {
+    private init(port: UInt16, root: URL, process: ManagedProcess, tls: TLS?) {
         self.port = port
         self.root = root
         self.process = process
+        self.tls = tls
     }
 
     /// Writes `size` bytes made of 1 MiB blocks, each starting with its own index, so that a
