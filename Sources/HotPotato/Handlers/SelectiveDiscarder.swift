@@ -42,6 +42,11 @@ open class SelectiveDiscarder<Content>: ContentHandler {
     /// The head of the response being handled, set by ``prepare(for:)``.
     public private(set) var head: ResponseHead?
 
+    /// Whether this handler is one of HotPotato's own classes, not a subclass: their `receive(_:)`
+    /// never keeps the chunk it is given, so an engine may lend it bytes it still owns instead of a
+    /// copy. A subclass might keep its chunks, so it always gets a copy of its own.
+    let receivesBorrowedChunks: Bool
+
     /// Creates a handler that accepts the given status codes and content types.
     /// - Parameters:
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
@@ -52,6 +57,12 @@ open class SelectiveDiscarder<Content>: ContentHandler {
     ) {
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
+        let exact = ObjectIdentifier(Swift.type(of: self))
+        receivesBorrowedChunks = [
+            ObjectIdentifier(SelectiveDiscarder<Content>.self), ObjectIdentifier(Accumulator<Content>.self),
+            ObjectIdentifier(StringConverter<Content>.self), ObjectIdentifier(JSONParser<Content>.self),
+            ObjectIdentifier(FileWriter.self), ObjectIdentifier(StreamWriter.self),
+        ].contains(exact)
     }
 
     /// Records the head and runs ``validate(_:)``. Subclasses that override it call `super` first.

@@ -16,6 +16,12 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private let driver: ResponseDriver<Handler>
     /// Guarded by `handlerLock`.
     private var headTime: TimeInterval?
+    /// Guarded by `handlerLock`: the body length progress reports as expected.
+    private var expectedBytes: Int64?
+    /// Guarded by `handlerLock`: the buffer borrowed chunks are copied into for handlers that may
+    /// keep them.
+    private var chunkBuffer = Data()
+    private let borrowsChunks: Bool
     private let start = Date()
     private let startTime = DispatchTime.now().uptimeNanoseconds
     private let flags = Locked(Flags())
@@ -28,6 +34,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     init(handler: Handler, errorBodyLimit: Int, progress: ProgressReporter) {
         driver = ResponseDriver(handler: handler, errorBodyLimit: errorBodyLimit)
         self.progress = progress
+        borrowsChunks = (handler as? any BorrowingChunks)?.receivesBorrowedChunks ?? false
     }
 
     /// Sets how to stop the engine's transfer early (a rejection, a handler failure, a cancel).
@@ -47,6 +54,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     func receive(head: ResponseHead) -> Bool {
         withHandler { driver in
             headTime = elapsed
+            // A compressed body's declared length is not the length that arrives.
+            expectedBytes = head.hasNoBody ? 0 : head.contentEncodings.isEmpty ? head.contentLength : nil
             let more = driver.receive(head: head)
             if more { reportProgress(driver, force: true) }
             return more
@@ -56,6 +65,24 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     func receive(_ chunk: Data) -> Bool {
         withHandler { driver in
             let more = driver.receive(chunk)
+            if more { reportProgress(driver, force: false) }
+            return more
+        } ?? false
+    }
+
+    func receive(borrowing bytes: UnsafeRawBufferPointer) -> Bool {
+        withHandler { driver in
+            let more: Bool
+            if borrowsChunks, let base = bytes.baseAddress {
+                // HotPotato's own handlers never keep a chunk: lend them the engine's bytes.
+                more = driver.receive(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+            } else {
+                // Copy into a buffer reused from chunk to chunk. A handler that keeps a chunk keeps
+                // that storage alive, and the next copy then goes to a new one (copy-on-write).
+                if chunkBuffer.count != bytes.count { chunkBuffer.count = bytes.count }
+                chunkBuffer.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
+                more = driver.receive(chunkBuffer)
+            }
             if more { reportProgress(driver, force: false) }
             return more
         } ?? false
@@ -118,9 +145,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         stop?()
     }
 
+    /// Called under the handler lock, once per chunk: no header parsing here.
     private func reportProgress(_ driver: ResponseDriver<Handler>, force: Bool) {
-        guard let head = driver.head else { return }
-        let expected = head.contentEncodings.isEmpty && !head.hasNoBody ? head.contentLength : (head.hasNoBody ? 0 : nil)
-        progress.report(TransferProgress(bytesReceived: driver.bytesReceived, expectedBytes: expected), force: force)
+        progress.report(TransferProgress(bytesReceived: driver.bytesReceived, expectedBytes: expectedBytes), force: force)
     }
 }

@@ -8,6 +8,9 @@ protocol TransferSink: AnyObject, Sendable {
     func receive(head: ResponseHead) -> Bool
     /// The next body chunk; returns whether to keep reading.
     func receive(_ chunk: Data) -> Bool
+    /// The next body chunk, in memory the engine owns and will reuse once the call returns;
+    /// returns whether to keep reading.
+    func receive(borrowing bytes: UnsafeRawBufferPointer) -> Bool
     /// The body ended normally.
     func end()
     /// The transfer failed.

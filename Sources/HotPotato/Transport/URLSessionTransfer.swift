@@ -39,8 +39,15 @@ final class URLSessionTransfer: @unchecked Sendable {
     private let backlog: @Sendable () -> Int
     private let release: @Sendable () -> Void
     private let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
-    /// Signalled by the delegate queue each time it spills a chunk, to wake the consumer.
+    /// Signalled by the delegate queue when it spills a chunk while the consumer waits for one.
     private let spilled = DispatchSemaphore(value: 0)
+    /// The handler's recent cost, in nanoseconds per byte (an exponential moving average). Touched
+    /// only on the delegate queue, in direct mode.
+    private var handlerNanosPerByte = 0.0
+    /// Spilling helps only when the handler, not URLSession's single delivery thread, is what
+    /// falls behind: a handler slower than this (about 800 MiB/s) may be spilled for. A faster one
+    /// with a backlog (many parallel transfers on one session) would only be slowed by the disk.
+    private static let slowHandlerNanosPerByte = 20_000.0 / 16_384
 
     private struct State {
         var mode = Mode.direct
@@ -51,6 +58,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         var hasHead = false
         var bytesDelivered: Int64 = 0
         var chunksSinceSample = 0
+        var consumerWaiting = false
     }
 
     private let state = Locked(State())
@@ -102,15 +110,18 @@ final class URLSessionTransfer: @unchecked Sendable {
         }
         switch route {
         case .spilled:
-            spilled.signal()
+            if state.withLock({ $0.consumerWaiting }) { spilled.signal() }
         case .failed(let failure):
             sink.fail(failure)
             stop()
         case .direct:
+            let started = DispatchTime.now().uptimeNanoseconds
             guard sink.receive(data) else {
                 stop()
                 return
             }
+            let cost = Double(DispatchTime.now().uptimeNanoseconds - started) / Double(max(1, data.count))
+            handlerNanosPerByte = handlerNanosPerByte * 0.9 + cost * 0.1
             sampleBacklog()
         }
     }
@@ -182,7 +193,7 @@ final class URLSessionTransfer: @unchecked Sendable {
             state.chunksSinceSample = 0
             return true
         }
-        guard due, backlogBytes() > highWaterMark else { return }
+        guard due, handlerNanosPerByte > Self.slowHandlerNanosPerByte, backlogBytes() > highWaterMark else { return }
         guard let file = try? SpillFile() else { return }  // No spill file: keep going unbounded.
         state.withLock { state in state.mode = .spilling(file) }
         consumerQueue.async { self.drainSpill(file) }
@@ -192,17 +203,13 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// then hands chunks back to the delegate queue.
     private func drainSpill(_ spill: SpillFile) {
         while !sink.isFinished {
-            enum Next { case read(Int64, Int), end(Ending), wait, resumeDirect }
+            enum Next { case read(Int64, Int), end(Ending), drained }
             let next: Next = state.withLock { state in
                 if spill.pending > 0 {
                     return .read(spill.readOffset, Int(min(spill.pending, Int64(Self.spillReadSize))))
                 }
                 if let ending = state.ending { return .end(ending) }
-                // Hand back to direct delivery only once URLSession's own backlog is small too;
-                // otherwise wait for the delegate queue to spill more.
-                guard self.backlogBytes() <= self.highWaterMark / 4 else { return .wait }
-                state.mode = .direct
-                return .resumeDirect
+                return .drained
             }
             switch next {
             case .read(let offset, let count):
@@ -218,10 +225,19 @@ final class URLSessionTransfer: @unchecked Sendable {
             case .end(let ending):
                 deliver(ending)
                 return
-            case .wait:
+            case .drained:
+                // Hand back to direct delivery only once URLSession's own backlog is small too;
+                // otherwise wait for the delegate queue to spill more. The backlog is counted
+                // outside the lock: counting is linear in its length.
+                let small = backlogBytes() <= highWaterMark / 4
+                let resumed = state.withLock { state -> Bool in
+                    guard spill.pending == 0, state.ending == nil else { return false }
+                    if small { state.mode = .direct } else { state.consumerWaiting = true }
+                    return small
+                }
+                if resumed { return }
                 _ = spilled.wait(timeout: .now() + .milliseconds(5))
-            case .resumeDirect:
-                return
+                state.withLock { $0.consumerWaiting = false }
             }
         }
         // The call is settled (failed or cancelled) while spilling: stop spilling, and if the

@@ -7,7 +7,7 @@ import FoundationNetworking
 extension CurlTransfer {
     /// The receive buffer libcurl is asked for: larger than its 16 KiB default, so that a fast
     /// transfer makes fewer callbacks.
-    static let receiveBufferSize = 256 * 1024
+    static let receiveBufferSize = 512 * 1024
 
     /// Sets every option of this request on a freshly reset handle. Returns the header list, which
     /// must live until the transfer ends.

@@ -109,7 +109,7 @@ final class CurlTransfer: @unchecked Sendable {
             guard deliverHead() else { return false }
         }
         bytesDelivered += Int64(bytes.count)
-        return sink.receive(Data(bytes))
+        return sink.receive(borrowing: bytes)
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {

@@ -1,0 +1,126 @@
+import Foundation
+import HotPotato
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs one case in this (child) process and prints `RESULT bytes=… seconds=… cpu=… requests=…`.
+///
+/// The wall time and CPU time cover the transfer only, not the process start; the parent reads
+/// the peak resident memory from the kernel when the child exits.
+enum CaseRunner {
+    static func run(_ name: String, url: String, destination: String, count: Int) async throws {
+        guard let url = URL(string: url) else { throw HarnessError("bad URL \(url)") }
+        let destinationURL = URL(fileURLWithPath: destination)
+        try? FileManager.default.removeItem(at: destinationURL)
+        let cpuBefore = cpuSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let (bytes, requests) = try await perform(name, url: url, destination: destinationURL, count: count)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let cpu = cpuSeconds() - cpuBefore
+        try? FileManager.default.removeItem(at: destinationURL)
+        print("RESULT bytes=\(bytes) seconds=\(seconds) cpu=\(cpu) requests=\(requests)")
+    }
+
+    private static func perform(_ name: String, url: URL, destination: URL, count: Int) async throws -> (Int64, Int) {
+        let parts = name.split(separator: "-", maxSplits: 2).map(String.init)
+        if parts.count == 3, parts[0] == "hp" {
+            let engine: Session.Engine = parts[1] == "curl" ? .curl : .urlSession
+            return try await hotPotato(parts[2], engine: engine, url: url, destination: destination, count: count)
+        }
+        if parts.count >= 2, parts[0] == "urlsession" {
+            return try await RawURLSession.run(name.dropFirst("urlsession-".count).description, url: url, destination: destination, count: count)
+        }
+        throw HarnessError("unknown case \(name)")
+    }
+
+    private static func hotPotato(_ job: String, engine: Session.Engine, url: URL, destination: URL, count: Int) async throws -> (Int64, Int) {
+        var configuration = Session.Configuration()
+        configuration.requestTimeout = 120
+        let session = Session(configuration: configuration, engine: engine)
+        let request = session.get(url)
+        switch job {
+        case "file":
+            let file = try await request.downloadToFile(at: destination, ifExists: .replace).content
+            return (Int64(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0), 1)
+        case "stream":
+            guard let stream = OutputStream(toFileAtPath: destination.path, append: false) else { throw HarnessError("no stream") }
+            return (try await request.downloadToStream(stream).content, 1)
+        case "data":
+            return (Int64(try await request.asData(maximumBodySize: .max).content.count), 1)
+        case "json":
+            let response = try await request.asJSON(maximumBodySize: .max).response()
+            guard response.content.arrayValue?.isEmpty == false else { throw HarnessError("empty JSON") }
+            return (response.head.contentLength ?? 0, 1)
+        case "discard":
+            let response = try await request.discardResponseContent().response()
+            return (response.head.contentLength ?? 0, 1)
+        case "slow":
+            return (try await request.handled(by: SlowDiscarder()).content, 1)
+        case "parallel":
+            let total = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for _ in 0..<count {
+                    group.addTask { try await session.get(url).handled(by: CountingDiscarder()).content }
+                }
+                return try await group.reduce(0, +)
+            }
+            return (total, count)
+        case "small":
+            var bytes: Int64 = 0
+            for _ in 0..<count { bytes += Int64(try await request.asData().content.count) }
+            return (bytes, count)
+        case "smallconcurrent":
+            let total = try await withThrowingTaskGroup(of: Int64.self) { group in
+                let perWorker = count / 16
+                for _ in 0..<16 {
+                    group.addTask {
+                        var bytes: Int64 = 0
+                        for _ in 0..<perWorker { bytes += Int64(try await session.get(url).asData().content.count) }
+                        return bytes
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            return (total, count / 16 * 16)
+        default:
+            throw HarnessError("unknown HotPotato job \(job)")
+        }
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
+/// Discards the body, spending 100 µs per 16 KiB like a slow consumer; its content is the byte
+/// count.
+final class SlowDiscarder: SelectiveDiscarder<Int64> {
+    private var bytes: Int64 = 0
+
+    init() { super.init() }
+
+    override func receive(_ chunk: Data) throws {
+        bytes += Int64(chunk.count)
+        let end = DispatchTime.now().uptimeNanoseconds + UInt64(100_000 * chunk.count / 16_384)
+        while DispatchTime.now().uptimeNanoseconds < end {}
+    }
+
+    override func finish() throws -> Int64 { bytes }
+}
+
+/// Discards the body; its content is the byte count.
+final class CountingDiscarder: SelectiveDiscarder<Int64> {
+    private var bytes: Int64 = 0
+
+    init() { super.init() }
+
+    override func receive(_ chunk: Data) throws { bytes += Int64(chunk.count) }
+
+    override func finish() throws -> Int64 { bytes }
+}

@@ -1,0 +1,169 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// nginx on 127.0.0.1 with a configuration of the harness's own in a temporary directory, serving
+/// the files the cases download. Stopped (and the directory removed) by `stop()`.
+final class NginxFixture {
+    let directory: URL
+    let root: URL
+    let port: Int
+    private var pid: pid_t = 0
+
+    init(fileSizes: [Int], jsonBytes: Int) throws {
+        guard let nginx = findExecutable("nginx") else {
+            throw HarnessError("nginx is not installed (Debian: apt-get install nginx-light)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-e2e-\(UUID().uuidString)")
+        root = directory.appendingPathComponent("html")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        for size in Set(fileSizes) {
+            try Self.writeFile(root.appendingPathComponent(Self.fileName(size)), size: size)
+        }
+        try Self.writeJSONDocument(root.appendingPathComponent("document.json"), approximateBytes: jsonBytes)
+        try Self.writeSmallJSON(root.appendingPathComponent("small.json"))
+        port = try Self.freePort()
+        let config = """
+            daemon off;
+            master_process on;
+            worker_processes 2;
+            error_log \(directory.path)/logs/error.log;
+            pid \(directory.path)/nginx.pid;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                sendfile on;
+                tcp_nopush on;
+                keepalive_requests 1000000;
+                keepalive_timeout 60;
+                client_body_temp_path \(directory.path)/body;
+                proxy_temp_path \(directory.path)/proxy;
+                fastcgi_temp_path \(directory.path)/fastcgi;
+                uwsgi_temp_path \(directory.path)/uwsgi;
+                scgi_temp_path \(directory.path)/scgi;
+                types { application/json json; application/octet-stream bin; }
+                server { listen 127.0.0.1:\(port); root \(root.path); }
+            }
+            """
+        let configURL = directory.appendingPathComponent("nginx.conf")
+        try config.write(to: configURL, atomically: true, encoding: .utf8)
+        pid = try spawnBackground(nginx, ["-c", configURL.path, "-p", directory.path])
+        guard Self.waitForPort(port) else { throw HarnessError("nginx did not start; see \(directory.path)/logs") }
+    }
+
+    func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+
+    static func fileName(_ size: Int) -> String { "file-\(size).bin" }
+
+    func stop() {
+        if pid > 0 {
+            kill(pid, SIGQUIT)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            pid = 0
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func writeFile(_ url: URL, size: Int) throws {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 10)) })
+        var written = 0
+        var index: UInt64 = 0
+        while written < size {
+            withUnsafeBytes(of: index.bigEndian) { block.replaceSubrange(0..<8, with: $0) }
+            let count = min(block.count, size - written)
+            try handle.write(contentsOf: block.prefix(count))
+            written += count
+            index += 1
+        }
+    }
+
+    /// An array of user-like objects, about `approximateBytes` long.
+    private static func writeJSONDocument(_ url: URL, approximateBytes: Int) throws {
+        var text = "["
+        var index = 0
+        while text.utf8.count < approximateBytes {
+            if index > 0 { text += "," }
+            text += """
+                {"id":\(index),"name":"User \(index)","email":"user\(index)@example.com","active":\(index % 3 != 0),\
+                "score":\(Double(index % 1000) / 7),"tags":["alpha","beta","gamma"],\
+                "address":{"street":"\(index) Main Street","city":"Springfield","zip":"\(10000 + index % 90000)"},\
+                "bio":"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Grüße ✓ \(index)"}
+                """
+            index += 1
+        }
+        text += "]"
+        try Data(text.utf8).write(to: url)
+    }
+
+    private static func writeSmallJSON(_ url: URL) throws {
+        var items: [String] = []
+        var index = 0
+        repeat {
+            items.append(#"{"id":\#(index),"name":"item \#(index)","ok":true}"#)
+            index += 1
+        } while items.joined(separator: ",").utf8.count < 1000
+        try Data("[\(items.joined(separator: ","))]".utf8).write(to: url)
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { Glibc.close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw HarnessError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func waitForPort(_ port: Int) -> Bool {
+        for _ in 0..<100 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            Glibc.close(fd)
+            if connected == 0 { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Starts a program without waiting for it, with a clean signal mask.
+func spawnBackground(_ executable: String, _ arguments: [String]) throws -> pid_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, executable, nil, &attributes, argv, environ)
+    guard result == 0 else { throw HarnessError("could not start \(executable): \(result)") }
+    return pid
+}

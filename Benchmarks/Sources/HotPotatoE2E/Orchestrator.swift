@@ -1,0 +1,89 @@
+import Foundation
+
+/// One measured run of one case.
+struct Sample {
+    var bytes: Int64
+    var seconds: Double
+    var cpuSeconds: Double
+    var peakRSSKiB: Int
+    var requests: Int
+}
+
+/// The medians of a case's runs.
+struct CaseResult {
+    let spec: CaseSpec
+    let samples: [Sample]
+
+    var mibPerSecond: Double { median(samples.map { Double($0.bytes) / $0.seconds / 1_048_576 }) }
+    var requestsPerSecond: Double { median(samples.map { Double($0.requests) / $0.seconds }) }
+    var cpuSeconds: Double { median(samples.map(\.cpuSeconds)) }
+    var peakRSSMiB: Double { median(samples.map { Double($0.peakRSSKiB) / 1024 }) }
+}
+
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+/// Runs every scenario's cases interleaved (A B C A B C …) so that drift in the machine's state
+/// affects them alike, each run in a fresh process.
+struct Orchestrator {
+    let plan: Plan
+    let nginx: NginxFixture
+    let selfPath: String
+    let scratch: URL
+    let log: (String) -> Void
+
+    func run(_ scenario: Scenario) throws -> [CaseResult] {
+        var samples = Array(repeating: [Sample](), count: scenario.cases.count)
+        for round in 1...plan.runs {
+            for (index, spec) in scenario.cases.enumerated() {
+                let sample = try measure(spec, scenario: scenario)
+                samples[index].append(sample)
+                log(String(format: "  [%d/%d] %@: %.1f MiB/s, %.0f req/s, %.2f s CPU, %.1f MiB peak", round, plan.runs,
+                           spec.label, Double(sample.bytes) / sample.seconds / 1_048_576,
+                           Double(sample.requests) / sample.seconds, sample.cpuSeconds, Double(sample.peakRSSKiB) / 1024))
+            }
+        }
+        return zip(scenario.cases, samples).map { CaseResult(spec: $0, samples: $1) }
+    }
+
+    private func measure(_ spec: CaseSpec, scenario: Scenario) throws -> Sample {
+        let url = nginx.url(scenario.file)
+        let destination = scratch.appendingPathComponent("download-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        switch spec.runner {
+        case .harness(let name):
+            return try child(selfPath, ["case", name, url, destination, String(scenario.count)])
+        case .companion(let executable, let name):
+            return try child(executable, [name, url, destination, String(scenario.count)])
+        case .curlTool(let toFile):
+            guard let curl = findExecutable("curl") else { throw HarnessError("curl is not installed") }
+            let result = try spawnMeasured(curl, ["-s", "-S", "-f", "-o", toFile ? destination : "/dev/null",
+                                                   "-w", "%{size_download} %{time_total}\n", url])
+            let fields = (result.output.split(separator: "\n").first ?? "").split(separator: " ")
+            guard result.status == 0, fields.count == 2, let bytes = Int64(fields[0]), let seconds = Double(fields[1]) else {
+                throw HarnessError("curl failed: \(result.output)")
+            }
+            return Sample(bytes: bytes, seconds: seconds, cpuSeconds: result.cpuSeconds, peakRSSKiB: result.maxRSSKiB, requests: 1)
+        }
+    }
+
+    private func child(_ executable: String, _ arguments: [String]) throws -> Sample {
+        let result = try spawnMeasured(executable, arguments)
+        guard result.status == 0, let line = result.output.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") }) else {
+            throw HarnessError("\(arguments.first ?? executable) failed (\(result.status)): \(result.output)")
+        }
+        var fields: [String: String] = [:]
+        for field in line.dropFirst("RESULT ".count).split(separator: " ") {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        guard let bytes = fields["bytes"].flatMap(Int64.init), let seconds = fields["seconds"].flatMap(Double.init),
+              let cpu = fields["cpu"].flatMap(Double.init), let requests = fields["requests"].flatMap(Int.init) else {
+            throw HarnessError("unreadable result: \(line)")
+        }
+        return Sample(bytes: bytes, seconds: seconds, cpuSeconds: cpu, peakRSSKiB: result.maxRSSKiB, requests: requests)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// One row of a scenario: a HotPotato configuration or a peer, run in a process of its own.
+struct CaseSpec {
+    enum Runner {
+        /// This harness's own child mode: `hotpotato-e2e case <name> …`.
+        case harness(String)
+        /// Another executable of the benchmark package (AsyncHTTPClient), same protocol.
+        case companion(executable: String, name: String)
+        /// The curl command-line tool, writing to a file or to /dev/null.
+        case curlTool(toFile: Bool)
+    }
+
+    let label: String
+    let runner: Runner
+    /// HotPotato rows get ratios against every peer of their scenario.
+    let isHotPotato: Bool
+}
+
+/// A job measured across HotPotato and its peers, all doing the same thing with the same file.
+struct Scenario {
+    enum Unit { case throughput, requests }
+
+    let title: String
+    let file: String
+    let count: Int
+    let unit: Unit
+    let cases: [CaseSpec]
+}
+
+/// The scenarios of a run.
+struct Plan {
+    var runs: Int
+    var sizes: [Int]
+    var jsonBytes: Int
+    var parallelSize: Int
+    var slowSize: Int
+    var smallRequests: Int
+    var companions: [String: String]
+
+    static func smoke(companions: [String: String]) -> Plan {
+        Plan(runs: 1, sizes: [1 << 20, 8 << 20], jsonBytes: 2_000_000, parallelSize: 4 << 20, slowSize: 8 << 20,
+             smallRequests: 200, companions: companions)
+    }
+
+    static func full(companions: [String: String]) -> Plan {
+        Plan(runs: 5, sizes: [1 << 20, 100 << 20, 1 << 30], jsonBytes: 50_000_000, parallelSize: 64 << 20,
+             slowSize: 1 << 30, smallRequests: 2_000, companions: companions)
+    }
+
+    var fileSizes: [Int] { sizes + [parallelSize, slowSize] }
+
+    private func hotPotato(_ job: String) -> [CaseSpec] {
+        [("curl", "libcurl"), ("urlsession", "URLSession")].map { engine, name in
+            CaseSpec(label: "HotPotato (\(name)) \(job)", runner: .harness("hp-\(engine)-\(job)"), isHotPotato: true)
+        }
+    }
+
+    private func peer(_ label: String, _ name: String) -> CaseSpec {
+        CaseSpec(label: label, runner: .harness("urlsession-\(name)"), isHotPotato: false)
+    }
+
+    private func companion(_ label: String, _ name: String) -> [CaseSpec] {
+        guard let executable = companions["ahc"] else { return [] }
+        return [CaseSpec(label: label, runner: .companion(executable: executable, name: name), isHotPotato: false)]
+    }
+
+    private let curlFile = CaseSpec(label: "curl -o FILE", runner: .curlTool(toFile: true), isHotPotato: false)
+    private let curlNull = CaseSpec(label: "curl -o /dev/null", runner: .curlTool(toFile: false), isHotPotato: false)
+
+    var scenarios: [Scenario] {
+        var scenarios: [Scenario] = []
+        for size in sizes {
+            let file = NginxFixture.fileName(size)
+            let name = Self.describe(size)
+            scenarios.append(Scenario(title: "\(name) to a file", file: file, count: 1, unit: .throughput, cases:
+                hotPotato("file") + [
+                    peer("URLSession downloadTask (completion handler)", "download-completion"),
+                    peer("URLSession downloadTask (delegate)", "download-delegate"),
+                    peer("URLSession data delegate → FileHandle", "delegate-filehandle"),
+                ] + companion("AsyncHTTPClient FileDownloadDelegate", "ahc-file") + [curlFile]))
+            scenarios.append(Scenario(title: "\(name) to an OutputStream", file: file, count: 1, unit: .throughput, cases:
+                hotPotato("stream") + [peer("URLSession data delegate → FileHandle", "delegate-filehandle"), curlFile]))
+            scenarios.append(Scenario(title: "\(name) into memory", file: file, count: 1, unit: .throughput, cases:
+                hotPotato("data") + [peer("URLSession data(from:)", "data")] + companion("AsyncHTTPClient collect", "ahc-data")))
+            scenarios.append(Scenario(title: "\(name) discarded", file: file, count: 1, unit: .throughput, cases:
+                hotPotato("discard") + [peer("URLSession data delegate, discarding", "delegate-discard")]
+                    + companion("AsyncHTTPClient streaming body", "ahc-stream") + [curlNull]))
+        }
+        scenarios.append(Scenario(title: "\(Self.describe(jsonBytes)) JSON document", file: "document.json", count: 1, unit: .throughput, cases:
+            hotPotato("json") + [peer("URLSession data(from:) + JSONSerialization", "json")]))
+        scenarios.append(Scenario(title: "\(Self.describe(slowSize)), slow consumer (100 µs per 16 KiB)", file: NginxFixture.fileName(slowSize),
+            count: 1, unit: .throughput, cases: hotPotato("slow")))
+        scenarios.append(Scenario(title: "16 parallel downloads of \(Self.describe(parallelSize))", file: NginxFixture.fileName(parallelSize),
+            count: 16, unit: .throughput, cases: hotPotato("parallel") + [peer("URLSession data delegate, 16 tasks", "parallel")]
+                + companion("AsyncHTTPClient, 16 streaming requests", "ahc-parallel")))
+        scenarios.append(Scenario(title: "\(smallRequests) sequential GETs of 1 KiB JSON", file: "small.json", count: smallRequests,
+            unit: .requests, cases: hotPotato("small") + [peer("URLSession data(from:)", "small")] + companion("AsyncHTTPClient", "ahc-small")))
+        scenarios.append(Scenario(title: "\(smallRequests) GETs of 1 KiB JSON, 16 at a time", file: "small.json", count: smallRequests,
+            unit: .requests, cases: hotPotato("smallconcurrent") + [peer("URLSession data(from:)", "smallconcurrent")]
+                + companion("AsyncHTTPClient", "ahc-smallconcurrent")))
+        return scenarios
+    }
+
+    static func describe(_ bytes: Int) -> String {
+        if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        return String(format: "%.0f MB", Double(bytes) / 1e6)
+    }
+}

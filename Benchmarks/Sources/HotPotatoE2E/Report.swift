@@ -1,0 +1,51 @@
+import Foundation
+
+/// Formats results as Markdown: one table per scenario, then each HotPotato row's ratio to every
+/// peer of that scenario.
+enum Report {
+    static func markdown(_ scenario: Scenario, _ results: [CaseResult]) -> String {
+        let rate = scenario.unit == .throughput ? "MiB/s" : "requests/s"
+        var text = "### \(scenario.title)\n\n| Case | \(rate) | CPU s | Peak RSS (MiB) |\n|---|--:|--:|--:|\n"
+        for result in results {
+            let value = scenario.unit == .throughput ? result.mibPerSecond : result.requestsPerSecond
+            text += "| \(result.spec.isHotPotato ? "**\(result.spec.label)**" : result.spec.label) | "
+                + String(format: "%.0f | %.2f | %.1f |\n", value, result.cpuSeconds, result.peakRSSMiB)
+        }
+        let hotPotato = results.filter(\.spec.isHotPotato)
+        let peers = results.filter { !$0.spec.isHotPotato }
+        if !hotPotato.isEmpty, !peers.isEmpty {
+            text += "\n| Ratio (speed) | " + peers.map { "vs \($0.spec.label)" }.joined(separator: " | ") + " |\n"
+            text += "|---|" + peers.map { _ in "--:" }.joined(separator: "|") + "|\n"
+            for row in hotPotato {
+                text += "| \(row.spec.label) | " + peers.map { peer in
+                    let ours = scenario.unit == .throughput ? row.mibPerSecond : row.requestsPerSecond
+                    let theirs = scenario.unit == .throughput ? peer.mibPerSecond : peer.requestsPerSecond
+                    return String(format: "%.2f×", ours / theirs)
+                }.joined(separator: " | ") + " |\n"
+            }
+        }
+        return text + "\n"
+    }
+
+    /// The machine and tools the run used.
+    static func machine() -> String {
+        func firstLine(_ path: String, _ key: String) -> String {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").first { $0.hasPrefix(key) }.map {
+                String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
+            } ?? "unknown"
+        }
+        func version(_ tool: String, _ arguments: [String]) -> String {
+            guard let path = findExecutable(tool), let result = try? spawnAndWait(path, arguments) else { return "not found" }
+            return result.output.split(separator: "\n").first.map(String.init) ?? ""
+        }
+        let memory = firstLine("/proc/meminfo", "MemTotal")
+        return """
+            - CPU: \(firstLine("/proc/cpuinfo", "model name")), \(ProcessInfo.processInfo.activeProcessorCount) cores; memory \(memory)
+            - OS: \(firstLine("/etc/os-release", "PRETTY_NAME").replacingOccurrences(of: "PRETTY_NAME=", with: "")), kernel \(ProcessInfo.processInfo.operatingSystemVersionString)
+            - Swift: \(version("swift", ["--version"]))
+            - curl: \(version("curl", ["--version"]))
+            - nginx on 127.0.0.1 (sendfile, keep-alive), files in \(FileManager.default.temporaryDirectory.path)
+            """
+    }
+}

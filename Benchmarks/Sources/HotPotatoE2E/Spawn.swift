@@ -1,0 +1,98 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a finished child process reports: its exit status, its standard output, and the
+/// resources the kernel counted for it.
+struct ChildResult {
+    var status: Int32
+    var output: String
+    /// User plus system CPU seconds of the child.
+    var cpuSeconds: Double
+    /// The child's peak resident memory, in KiB.
+    var maxRSSKiB: Int
+}
+
+/// Runs a program to completion with `posix_spawn` and `wait4`, so that its CPU time and peak
+/// memory come from the kernel's own accounting.
+func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildResult {
+    var pipe: [Int32] = [0, 0]
+    guard Glibc.pipe(&pipe) == 0 else { throw POSIXError(.EMFILE) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+    posix_spawn_file_actions_addclose(&actions, pipe[0])
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    // Children inherit a blocked signal mask from this process's threads; give them a clean one.
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        .map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { env.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, &env)
+    Glibc.close(pipe[1])
+    guard spawned == 0 else {
+        Glibc.close(pipe[0])
+        throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT)
+    }
+    var output = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = read(pipe[0], &buffer, buffer.count)
+        if count <= 0 { break }
+        output.append(buffer, count: count)
+    }
+    Glibc.close(pipe[0])
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return ChildResult(status: exitStatus, output: String(decoding: output, as: UTF8.self), cpuSeconds: cpu, maxRSSKiB: Int(usage.ru_maxrss))
+}
+
+/// Finds an executable on the PATH or in the usual system folders.
+func findExecutable(_ name: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    for folder in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/sbin", "/usr/bin"] {
+        let candidate = folder + "/" + name
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
+
+/// Runs a program under `rusage-exec` (beside this executable), which forks it from a small
+/// process, so that its peak memory is its own rather than this harness's.
+func spawnMeasured(_ executable: String, _ arguments: [String]) throws -> ChildResult {
+    let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let helper = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("rusage-exec").path
+    guard FileManager.default.isExecutableFile(atPath: helper) else {
+        throw HarnessError("rusage-exec is missing beside \(selfPath); build the benchmark package's products")
+    }
+    var result = try spawnAndWait(helper, [executable] + arguments)
+    guard let line = result.output.split(separator: "\n").last(where: { $0.hasPrefix("RUSAGE ") }) else {
+        throw HarnessError("rusage-exec failed: \(result.output)")
+    }
+    for field in line.split(separator: " ").dropFirst() {
+        let parts = field.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2 else { continue }
+        switch parts[0] {
+        case "status": result.status = Int32(parts[1]) ?? -1
+        case "maxrss_kib": result.maxRSSKiB = Int(parts[1]) ?? -1
+        case "cpu": result.cpuSeconds = Double(parts[1]) ?? .nan
+        default: break
+        }
+    }
+    return result
+}

@@ -1,0 +1,65 @@
+// hotpotato-e2e: HotPotato against its peers, end to end, in one run.
+//
+//   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--ahc PATH]
+//   hotpotato-e2e case NAME URL DESTINATION COUNT      (one case, in a child process)
+//
+// Starts nginx on 127.0.0.1 with its own configuration in a temporary directory, generates the
+// files, runs every case interleaved (A B A B …) in fresh processes, and prints one Markdown table
+// per scenario with MiB/s (or requests/s), CPU seconds, peak RSS, and each HotPotato row's ratio to
+// every peer doing the same job.
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "case" {
+    guard arguments.count == 5, let count = Int(arguments[4]) else {
+        FileHandle.standardError.write(Data("usage: hotpotato-e2e case NAME URL DESTINATION COUNT\n".utf8))
+        exit(2)
+    }
+    do {
+        try await CaseRunner.run(arguments[1], url: arguments[2], destination: arguments[3], count: count)
+        exit(0)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+}
+
+func value(after flag: String) -> String? {
+    guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+var companions: [String: String] = [:]
+if let ahc = value(after: "--ahc") { companions["ahc"] = ahc }
+var plan = arguments.contains("--smoke") ? Plan.smoke(companions: companions) : Plan.full(companions: companions)
+if let runs = value(after: "--runs").flatMap(Int.init) { plan.runs = max(1, runs) }
+let only = value(after: "--only")
+let outputPath = value(after: "--output")
+let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+
+func log(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+do {
+    log("Generating files and starting nginx…")
+    let nginx = try NginxFixture(fileSizes: plan.fileSizes, jsonBytes: plan.jsonBytes)
+    defer { nginx.stop() }
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-e2e-out-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let orchestrator = Orchestrator(plan: plan, nginx: nginx, selfPath: selfPath, scratch: scratch, log: log)
+    var report = "## Machine\n\n\(Report.machine())\n\nRuns per case: \(plan.runs) (medians).\n\n"
+    for scenario in plan.scenarios where only.map({ scenario.title.contains($0) }) ?? true {
+        log("\(scenario.title):")
+        let results = try orchestrator.run(scenario)
+        let section = Report.markdown(scenario, results)
+        report += section
+        print(section, terminator: "")
+    }
+    if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }
+} catch {
+    log("error: \(error)")
+    exit(1)
+}
