@@ -27,6 +27,12 @@ enum Report {
         return text + "\n"
     }
 
+    private static func osName() -> String {
+        let text = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") } ?? "unknown"
+        return line.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
+
     /// The machine and tools the run used.
     static func machine() -> String {
         func firstLine(_ path: String, _ key: String) -> String {
@@ -42,7 +48,7 @@ enum Report {
         let memory = firstLine("/proc/meminfo", "MemTotal")
         return """
             - CPU: \(firstLine("/proc/cpuinfo", "model name")), \(ProcessInfo.processInfo.activeProcessorCount) cores; memory \(memory)
-            - OS: \(firstLine("/etc/os-release", "PRETTY_NAME").replacingOccurrences(of: "PRETTY_NAME=", with: "")), kernel \(ProcessInfo.processInfo.operatingSystemVersionString)
+            - OS: \(osName()), kernel \(version("uname", ["-r"]))
             - Swift: \(version("swift", ["--version"]))
             - curl: \(version("curl", ["--version"]))
             - nginx on 127.0.0.1 (sendfile, keep-alive), files in \(FileManager.default.temporaryDirectory.path)

@@ -11,7 +11,7 @@ final class ProgressReporter: Sendable {
 
     private let interval: UInt64
     private let callback: (@Sendable (TransferProgress) -> Void)?
-    private let queue: DispatchQueue
+    private let queue: DispatchQueue?
     private let continuation: AsyncStream<TransferProgress>.Continuation
     private let state = Locked(State())
 
@@ -21,7 +21,8 @@ final class ProgressReporter: Sendable {
     init(interval: TimeInterval, queue: DispatchQueue?, callback: (@Sendable (TransferProgress) -> Void)?) {
         self.interval = UInt64(max(0, interval) * 1_000_000_000)
         self.callback = callback
-        self.queue = queue ?? DispatchQueue(label: "HotPotato.progress")
+        // A queue of the call's own only when there is a callback to call on it.
+        self.queue = callback == nil ? nil : queue ?? DispatchQueue(label: "HotPotato.progress")
         (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -37,7 +38,7 @@ final class ProgressReporter: Sendable {
         }
         guard due else { return }
         continuation.yield(progress)
-        if let callback {
+        if let callback, let queue {
             queue.async { callback(progress) }
         }
     }
