@@ -2,27 +2,58 @@
 //
 // HotPotato's benchmarks: a separate package, so that the library itself keeps no dependencies.
 //
-//   swift run -c release hotpotato-e2e --smoke     end-to-end against nginx on 127.0.0.1, small sizes
-//   swift run -c release hotpotato-e2e             the full run (1 MiB, 100 MiB, 1 GiB; 5 runs each)
-//
-// See BENCHMARKS.md at the top of the repository for results and how to read them.
+// End to end, against nginx on 127.0.0.1 (see BENCHMARKS.md at the top of the repository):
+//   swift build -c release && .build/release/hotpotato-e2e          the full run
+//   .build/release/hotpotato-e2e --smoke                            small sizes, one run each
+// Microbenchmarks (ordo-one/benchmark), handlers fed in memory:
+//   swift package benchmark
+//   swift package benchmark thresholds check                        malloc counts against Thresholds/
 
 import PackageDescription
+
+let benchmarkTargets = ["HandlerThroughput", "FileWriting", "TextDecoding", "JSONParsing"]
 
 let package = Package(
     name: "HotPotatoBenchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "HotPotato", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
-        // Measures a child's peak memory and CPU from a process small enough not to skew them.
-        .executableTarget(name: "rusage-exec", path: "Sources/RusageExec"),
         .executableTarget(
             name: "hotpotato-e2e",
             dependencies: [.product(name: "HotPotato", package: "HotPotato")],
             path: "Sources/HotPotatoE2E",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-    ]
+        // The AsyncHTTPClient peers of the end-to-end run, in an executable of their own so that
+        // the smoke run does not have to build SwiftNIO.
+        .executableTarget(
+            name: "ahc-e2e",
+            dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client")],
+            path: "Sources/AHCE2E",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "BenchmarkFixtures",
+            dependencies: [.product(name: "HotPotato", package: "HotPotato")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Measures a child's peak memory and CPU from a process small enough not to skew them.
+        .executableTarget(name: "rusage-exec", path: "Sources/RusageExec"),
+    ] + benchmarkTargets.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HotPotato", package: "HotPotato"),
+                "BenchmarkFixtures",
+            ],
+            path: "Benchmarks/\(name)",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    }
 )

@@ -3,7 +3,9 @@
 # is missing (nginx and openssl from apt, httpbin from PyPI), builds with warnings as errors, runs
 # every test against both engines (the tests start and stop their own servers on 127.0.0.1), runs
 # the memory-bound tests on their own, runs the concurrent transport suites under
-# ThreadSanitizer, and checks the DocC catalog. Run it from anywhere: `./Tests/run-all.sh`.
+# ThreadSanitizer, runs a smoke of both benchmark harnesses (so they never rot) and checks the
+# handler microbenchmarks' malloc counts against their committed thresholds, and checks the DocC
+# catalog. Run it from anywhere: `./Tests/run-all.sh`.
 #
 # Where nginx or httpbin cannot be installed (no apt, no root, no network), it says so loudly and
 # runs everything else; the tests that need them are reported as skipped.
@@ -12,6 +14,7 @@
 #   HOTPOTATO_SKIP_INSTALL=1   never install anything
 #   HOTPOTATO_SKIP_DOCS=1      skip the DocC check (it needs the `docc` tool of the toolchain)
 #   HOTPOTATO_SKIP_TSAN=1      skip the ThreadSanitizer run
+#   HOTPOTATO_SKIP_BENCH=1     skip the benchmark smoke
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -81,6 +84,29 @@ if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
     warn "ThreadSanitizer reported data races (see .build-tsan/tsan.log)"
     exit 1
   fi
+fi
+
+if [[ "${HOTPOTATO_SKIP_BENCH:-0}" != 1 ]]; then
+  say "Benchmark smoke: end to end (small sizes, one run each; AsyncHTTPClient only in the full run)"
+  (
+    cd Benchmarks
+    swift build -c release --product rusage-exec
+    swift build -c release --product hotpotato-e2e
+    limit 900 .build/release/hotpotato-e2e --smoke --no-ahc > /dev/null
+  )
+  say "Benchmark smoke: microbenchmarks, malloc counts against Benchmarks/Thresholds"
+  (
+    cd Benchmarks
+    set +e
+    HOTPOTATO_BENCH_SMOKE=1 limit 1800 swift package benchmark thresholds check --no-progress
+    status=$?
+    set -e
+    # 0: as committed; 4: fewer mallocs than committed (update the thresholds); 2: more.
+    if [[ $status != 0 && $status != 4 ]]; then
+      warn "microbenchmark malloc counts regressed (or the run failed): exit $status"
+      exit 1
+    fi
+  )
 fi
 
 if [[ "${HOTPOTATO_SKIP_DOCS:-0}" != 1 ]]; then

@@ -33,6 +33,28 @@ enum Report {
         return line.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
     }
 
+    /// One table of every case of every scenario: rate, CPU, peak memory, and for HotPotato's rows
+    /// the ratio to each peer doing the same job.
+    static func summary(_ sections: [(Scenario, [CaseResult])]) -> String {
+        var text = "| Scenario | Case | Rate | CPU s | Peak RSS (MiB) | Ratio to each peer doing the same job |\n|---|---|--:|--:|--:|---|\n"
+        for (scenario, results) in sections {
+            let unit = scenario.unit == .throughput ? "MiB/s" : "req/s"
+            func rate(_ result: CaseResult) -> Double {
+                scenario.unit == .throughput ? result.mibPerSecond : result.requestsPerSecond
+            }
+            let peers = results.filter { !$0.spec.isHotPotato }
+            for result in results {
+                let ratios = result.spec.isHotPotato
+                    ? peers.map { String(format: "%.2f× %@", rate(result) / rate($0), $0.spec.label) }.joined(separator: "; ")
+                    : ""
+                let label = result.spec.isHotPotato ? "**\(result.spec.label)**" : result.spec.label
+                text += "| \(scenario.title) | \(label) | " + String(format: "%.0f %@ | %.2f | %.1f | ", rate(result), unit, result.cpuSeconds, result.peakRSSMiB)
+                    + ratios + " |\n"
+            }
+        }
+        return text
+    }
+
     /// The machine and tools the run used.
     static func machine() -> String {
         func firstLine(_ path: String, _ key: String) -> String {

@@ -1,6 +1,6 @@
 // hotpotato-e2e: HotPotato against its peers, end to end, in one run.
 //
-//   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--ahc PATH]
+//   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--ahc PATH | --no-ahc]
 //   hotpotato-e2e case NAME URL DESTINATION COUNT      (one case, in a child process)
 //
 // Starts nginx on 127.0.0.1 with its own configuration in a temporary directory, generates the
@@ -30,8 +30,14 @@ func value(after flag: String) -> String? {
     return arguments[index + 1]
 }
 
+// AsyncHTTPClient's cases run when its executable was built beside this one (or is given).
 var companions: [String: String] = [:]
-if let ahc = value(after: "--ahc") { companions["ahc"] = ahc }
+let besideSelf = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+    .deletingLastPathComponent().appendingPathComponent("ahc-e2e").path
+if let ahc = value(after: "--ahc") ?? (FileManager.default.isExecutableFile(atPath: besideSelf) ? besideSelf : nil),
+   !arguments.contains("--no-ahc") {
+    companions["ahc"] = ahc
+}
 var plan = arguments.contains("--smoke") ? Plan.smoke(companions: companions) : Plan.full(companions: companions)
 if let runs = value(after: "--runs").flatMap(Int.init) { plan.runs = max(1, runs) }
 let only = value(after: "--only")
@@ -50,14 +56,17 @@ do {
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
     let orchestrator = Orchestrator(plan: plan, nginx: nginx, selfPath: selfPath, scratch: scratch, log: log)
-    var report = "## Machine\n\n\(Report.machine())\n\nRuns per case: \(plan.runs) (medians).\n\n"
+    var sections: [(Scenario, [CaseResult])] = []
+    var details = ""
     for scenario in plan.scenarios where only.map({ scenario.title.contains($0) }) ?? true {
         log("\(scenario.title):")
         let results = try orchestrator.run(scenario)
-        let section = Report.markdown(scenario, results)
-        report += section
-        print(section, terminator: "")
+        sections.append((scenario, results))
+        details += Report.markdown(scenario, results)
     }
+    let report = "### Machine\n\n\(Report.machine())\n\nRuns per case: \(plan.runs), interleaved; medians.\n\n"
+        + "### All cases\n\n" + Report.summary(sections) + "\n### By scenario\n\n" + details
+    print(report, terminator: "")
     if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }
 } catch {
     log("error: \(error)")

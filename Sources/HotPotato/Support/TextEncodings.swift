@@ -61,10 +61,15 @@ enum TextEncodings {
         }
 
         if encoding == .utf8 {
-            if let offset = UTF8Validation.firstInvalidOffset(in: body) {
-                throw Failure(encodingName: name(of: encoding), byteOffset: offset + (data.count - body.count))
+            // One validating pass where the standard library has it; the offset of the first bad
+            // byte is looked for only when there is one.
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+                if let text = String(validating: body, as: UTF8.self) { return text }
+            } else if UTF8Validation.firstInvalidOffset(in: body) == nil {
+                return String(decoding: body, as: UTF8.self)
             }
-            return String(decoding: body, as: UTF8.self)
+            let offset = UTF8Validation.firstInvalidOffset(in: body) ?? 0
+            throw Failure(encodingName: name(of: encoding), byteOffset: offset + (data.count - body.count))
         }
         let unit: Int
         switch encoding {

@@ -1,0 +1,53 @@
+// FileWriter against a raw write(2) loop, the same 64 MiB in the same chunks: what HotPotato's
+// temporary file, gathering of small chunks and atomic placement cost or save.
+import Benchmark
+import BenchmarkFixtures
+import Foundation
+import HotPotato
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let benchmarks: @Sendable () -> Void = {
+    let size = 64 * 1024 * 1024
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .syscalls],
+        warmupIterations: 1,
+        maxDuration: .seconds(Fixtures.isSmoke ? 1 : 5),
+        maxIterations: Fixtures.isSmoke ? 2 : 200,
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
+    )
+    let body = Fixtures.binary(size)
+    let head = Fixtures.head(contentType: "application/octet-stream", length: size)
+    let directory = FileManager.default.temporaryDirectory
+    for chunkSize in Fixtures.chunkSizes {
+        let label = Fixtures.label(chunkSize)
+        let chunks = Fixtures.chunks(body, size: chunkSize)
+        Benchmark("FileWriter, \(label) chunks") { benchmark in
+            let destination = directory.appendingPathComponent("hotpotato-bench-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(
+                    FileWriter(destination: destination, existingFilePolicy: .replace), head: head, chunks: chunks))
+            }
+        }
+        Benchmark("write(2) loop, \(label) chunks") { benchmark in
+            let path = directory.appendingPathComponent("hotpotato-bench-\(UUID().uuidString)").path
+            defer { unlink(path) }
+            for _ in benchmark.scaledIterations {
+                let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                for chunk in chunks {
+                    chunk.withUnsafeBytes { bytes in
+                        var offset = 0
+                        while offset < bytes.count {
+                            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                            if written <= 0 { break }
+                            offset += written
+                        }
+                    }
+                }
+                close(fd)
+            }
+        }
+    }
+}

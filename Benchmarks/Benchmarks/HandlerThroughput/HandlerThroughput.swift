@@ -1,0 +1,66 @@
+// Every handler fed an 8 MiB body in memory, in 16 KiB and 64 KiB chunks, through the same
+// ResponseDriver the engines use: throughput, malloc count, peak memory.
+import Benchmark
+import BenchmarkFixtures
+import Foundation
+import HotPotato
+
+let benchmarks: @Sendable () -> Void = {
+    let size = 8 * 1024 * 1024
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        warmupIterations: 1,
+        maxDuration: .seconds(Fixtures.isSmoke ? 1 : 3),
+        maxIterations: Fixtures.isSmoke ? 3 : 1_000,
+        // Only the deterministic metric gets a committed threshold, as swift-nio does.
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
+    )
+    let binary = Fixtures.binary(size)
+    let text = Fixtures.text(size)
+    let json = Fixtures.jsonDocument(size)
+    let directory = FileManager.default.temporaryDirectory
+    for chunkSize in Fixtures.chunkSizes {
+        let label = Fixtures.label(chunkSize)
+        let binaryChunks = Fixtures.chunks(binary, size: chunkSize)
+        let textChunks = Fixtures.chunks(text, size: chunkSize)
+        let jsonChunks = Fixtures.chunks(json, size: chunkSize)
+        let binaryHead = Fixtures.head(contentType: "application/octet-stream", length: binary.count)
+        let textHead = Fixtures.head(contentType: "text/plain; charset=utf-8", length: text.count)
+        let jsonHead = Fixtures.head(contentType: "application/json", length: json.count)
+
+        Benchmark("SelectiveDiscarder, \(label) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(SelectiveDiscarder(), head: binaryHead, chunks: binaryChunks))
+            }
+        }
+        Benchmark("Accumulator, \(label) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(Accumulator(), head: binaryHead, chunks: binaryChunks))
+            }
+        }
+        Benchmark("StringConverter, \(label) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(StringConverter(), head: textHead, chunks: textChunks))
+            }
+        }
+        Benchmark("JSONParser, \(label) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(JSONParser(), head: jsonHead, chunks: jsonChunks))
+            }
+        }
+        Benchmark("StreamWriter to /dev/null, \(label) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                let stream = OutputStream(toFileAtPath: "/dev/null", append: false)!
+                try blackHole(ResponseDriver.run(StreamWriter(stream: stream), head: binaryHead, chunks: binaryChunks))
+            }
+        }
+        Benchmark("FileWriter, \(label) chunks") { benchmark in
+            let destination = directory.appendingPathComponent("hotpotato-bench-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            for _ in benchmark.scaledIterations {
+                let writer = FileWriter(destination: destination, existingFilePolicy: .replace)
+                try blackHole(ResponseDriver.run(writer, head: binaryHead, chunks: binaryChunks))
+            }
+        }
+    }
+}

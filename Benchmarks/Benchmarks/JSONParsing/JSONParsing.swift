@@ -1,0 +1,41 @@
+// The JSON handler against JSONSerialization and JSONDecoder on the same 8 MB document.
+import Benchmark
+import BenchmarkFixtures
+import Foundation
+import HotPotato
+
+let benchmarks: @Sendable () -> Void = {
+    let size = 8_000_000
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        warmupIterations: 1,
+        maxDuration: .seconds(Fixtures.isSmoke ? 1 : 5),
+        maxIterations: Fixtures.isSmoke ? 2 : 200,
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
+    )
+    let document = Fixtures.jsonDocument(size)
+    let head = Fixtures.head(contentType: "application/json", length: document.count)
+    for chunkSize in Fixtures.chunkSizes {
+        let chunks = Fixtures.chunks(document, size: chunkSize)
+        Benchmark("JSONParser → JSON, \(Fixtures.label(chunkSize)) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(JSONParser(), head: head, chunks: chunks))
+            }
+        }
+        Benchmark("JSONParser → [User], \(Fixtures.label(chunkSize)) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(JSONParser(decoding: [Fixtures.User].self), head: head, chunks: chunks))
+            }
+        }
+    }
+    Benchmark("JSONSerialization, whole document") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONSerialization.jsonObject(with: document))
+        }
+    }
+    Benchmark("JSONDecoder → [User], whole document") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONDecoder().decode([Fixtures.User].self, from: document))
+        }
+    }
+}

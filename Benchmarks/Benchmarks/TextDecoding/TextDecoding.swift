@@ -1,0 +1,32 @@
+// StringConverter (strict decoding, by charset, fed in chunks) against String(decoding:as:) (which
+// repairs instead of failing) on the same 8 MiB of UTF-8.
+import Benchmark
+import BenchmarkFixtures
+import Foundation
+import HotPotato
+
+let benchmarks: @Sendable () -> Void = {
+    let size = 8 * 1024 * 1024
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        warmupIterations: 1,
+        maxDuration: .seconds(Fixtures.isSmoke ? 1 : 3),
+        maxIterations: Fixtures.isSmoke ? 3 : 1_000,
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
+    )
+    let text = Fixtures.text(size)
+    let head = Fixtures.head(contentType: "text/plain; charset=utf-8", length: text.count)
+    for chunkSize in Fixtures.chunkSizes {
+        let chunks = Fixtures.chunks(text, size: chunkSize)
+        Benchmark("StringConverter, \(Fixtures.label(chunkSize)) chunks") { benchmark in
+            for _ in benchmark.scaledIterations {
+                try blackHole(ResponseDriver.run(StringConverter(), head: head, chunks: chunks))
+            }
+        }
+    }
+    Benchmark("String(decoding:as:), whole body") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(String(decoding: text, as: UTF8.self))
+        }
+    }
+}

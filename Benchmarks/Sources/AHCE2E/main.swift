@@ -1,0 +1,89 @@
+// ahc-e2e: the AsyncHTTPClient peers of the end-to-end run, one case per process, printing
+//   RESULT bytes=… seconds=… cpu=… requests=…
+// like hotpotato-e2e's own cases. Usage: ahc-e2e CASE URL DESTINATION COUNT
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Streams a response body and counts it, as AsyncHTTPClient's users stream large bodies.
+func streamed(_ client: HTTPClient, _ url: String) async throws -> Int64 {
+    let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
+    guard response.status == .ok else { throw HTTPClientError.invalidURL }
+    var bytes: Int64 = 0
+    for try await buffer in response.body { bytes += Int64(buffer.readableBytes) }
+    return bytes
+}
+
+func collected(_ client: HTTPClient, _ url: String) async throws -> Int64 {
+    let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
+    guard response.status == .ok else { throw HTTPClientError.invalidURL }
+    return Int64(try await response.body.collect(upTo: Int.max).readableBytes)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let count = Int(arguments[4]) else {
+    print("usage: ahc-e2e CASE URL DESTINATION COUNT")
+    exit(2)
+}
+let (name, url, destination) = (arguments[1], arguments[2], arguments[3])
+/// Runs one case; returns the bytes received and the number of requests.
+func perform(_ name: String, _ url: String, _ destination: String, _ count: Int) async throws -> (Int64, Int) {
+    let client = HTTPClient.shared
+    switch name {
+    case "ahc-file":
+        let delegate = try FileDownloadDelegate(path: destination)
+        let progress = try await client.execute(request: HTTPClient.Request(url: url), delegate: delegate).get()
+        return (Int64(progress.receivedBytes), 1)
+    case "ahc-stream":
+        return (try await streamed(client, url), 1)
+    case "ahc-data":
+        return (try await collected(client, url), 1)
+    case "ahc-parallel":
+        let total = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for _ in 0..<count { group.addTask { try await streamed(client, url) } }
+            return try await group.reduce(0, +)
+        }
+        return (total, count)
+    case "ahc-small":
+        var bytes: Int64 = 0
+        for _ in 0..<count { bytes += try await collected(client, url) }
+        return (bytes, count)
+    case "ahc-smallconcurrent":
+        let total = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    var bytes: Int64 = 0
+                    for _ in 0..<(count / 16) { bytes += try await collected(client, url) }
+                    return bytes
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return (total, count / 16 * 16)
+    default:
+        throw HTTPClientError.invalidURL
+    }
+}
+
+do {
+    let cpuBefore = cpuSeconds()
+    let start = DispatchTime.now().uptimeNanoseconds
+    let (bytes, requests) = try await perform(name, url, destination, count)
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    print("RESULT bytes=\(bytes) seconds=\(seconds) cpu=\(cpuSeconds() - cpuBefore) requests=\(requests)")
+    try? FileManager.default.removeItem(atPath: destination)
+    exit(0)
+} catch {
+    print("error: \(error)")
+    exit(1)
+}

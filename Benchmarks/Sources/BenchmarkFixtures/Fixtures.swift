@@ -1,0 +1,75 @@
+import Foundation
+import HotPotato
+
+/// Bodies and chunkings shared by the microbenchmarks: the same bytes for HotPotato and for each
+/// peer it is compared with.
+public enum Fixtures {
+    /// Binary bytes of a repeating, position-dependent pattern.
+    public static func binary(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 8)) })
+    }
+
+    /// UTF-8 text, mostly ASCII with some multi-byte characters, about `count` bytes.
+    public static func text(_ count: Int) -> Data {
+        let line = "HotPotato streams response bodies — naïve café, Grüße, 世界, 🥔. 0123456789\n"
+        var text = ""
+        text.reserveCapacity(count + line.utf8.count)
+        while text.utf8.count < count { text += line }
+        return Data(text.utf8)
+    }
+
+    /// A JSON array of user-like objects, about `count` bytes: the shape of the end-to-end run's
+    /// document.
+    public static func jsonDocument(_ count: Int) -> Data {
+        var text = "["
+        var index = 0
+        while text.utf8.count < count {
+            if index > 0 { text += "," }
+            text += """
+                {"id":\(index),"name":"User \(index)","email":"user\(index)@example.com","active":\(index % 3 != 0),\
+                "score":\(Double(index % 1000) / 7),"tags":["alpha","beta","gamma"],\
+                "address":{"street":"\(index) Main Street","city":"Springfield","zip":"\(10000 + index % 90000)"},\
+                "bio":"Lorem ipsum dolor sit amet, consectetur adipiscing elit. Grüße ✓ \(index)"}
+                """
+            index += 1
+        }
+        return Data((text + "]").utf8)
+    }
+
+    /// The objects of ``jsonDocument(_:)``, for `JSONDecoder`.
+    public struct User: Decodable, Sendable {
+        public struct Address: Decodable, Sendable {
+            public let street: String
+            public let city: String
+            public let zip: String
+        }
+
+        public let id: Int
+        public let name: String
+        public let email: String
+        public let active: Bool
+        public let score: Double
+        public let tags: [String]
+        public let address: Address
+        public let bio: String
+    }
+
+    /// `data` split into chunks of `size` bytes, as a transport would deliver it.
+    public static func chunks(_ data: Data, size: Int) -> [Data] {
+        stride(from: 0, to: data.count, by: size).map { Data(data[$0..<min($0 + size, data.count)]) }
+    }
+
+    /// A 200 response head with a type and a length.
+    public static func head(contentType: String, length: Int) -> ResponseHead {
+        ResponseHead(status: 200, headers: ["Content-Type": contentType, "Content-Length": String(length)])
+    }
+
+    /// The chunk sizes every handler is fed with: URLSession's 16 KiB and a larger 64 KiB.
+    public static let chunkSizes = [16 * 1024, 64 * 1024]
+
+    /// `16 KiB` or `64 KiB`.
+    public static func label(_ size: Int) -> String { "\(size / 1024) KiB" }
+
+    /// Whether this is a smoke run (CI): few iterations, so that the harness never rots.
+    public static var isSmoke: Bool { ProcessInfo.processInfo.environment["HOTPOTATO_BENCH_SMOKE"] == "1" }
+}
