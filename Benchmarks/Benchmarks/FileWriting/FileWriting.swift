@@ -23,7 +23,7 @@ let benchmarks: @Sendable () -> Void = {
     for chunkSize in Fixtures.chunkSizes {
         let label = Fixtures.label(chunkSize)
         let chunks = Fixtures.chunks(body, size: chunkSize)
-        Benchmark("FileWriter, \(label) chunks") { benchmark in
+        Benchmark("FileWriter_\(label)") { benchmark in
             let destination = directory.appendingPathComponent("hotpotato-bench-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: destination) }
             for _ in benchmark.scaledIterations {
@@ -31,7 +31,7 @@ let benchmarks: @Sendable () -> Void = {
                     FileWriter(destination: destination, existingFilePolicy: .replace), head: head, chunks: chunks))
             }
         }
-        Benchmark("write(2) loop, \(label) chunks") { benchmark in
+        Benchmark("writeLoop_\(label)") { benchmark in
             let path = directory.appendingPathComponent("hotpotato-bench-\(UUID().uuidString)").path
             defer { unlink(path) }
             for _ in benchmark.scaledIterations {

@@ -28,33 +28,33 @@ let benchmarks: @Sendable () -> Void = {
         let textHead = Fixtures.head(contentType: "text/plain; charset=utf-8", length: text.count)
         let jsonHead = Fixtures.head(contentType: "application/json", length: json.count)
 
-        Benchmark("SelectiveDiscarder, \(label) chunks") { benchmark in
+        Benchmark("SelectiveDiscarder_\(label)") { benchmark in
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(SelectiveDiscarder(), head: binaryHead, chunks: binaryChunks))
             }
         }
-        Benchmark("Accumulator, \(label) chunks") { benchmark in
+        Benchmark("Accumulator_\(label)") { benchmark in
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(Accumulator(), head: binaryHead, chunks: binaryChunks))
             }
         }
-        Benchmark("StringConverter, \(label) chunks") { benchmark in
+        Benchmark("StringConverter_\(label)") { benchmark in
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(StringConverter(), head: textHead, chunks: textChunks))
             }
         }
-        Benchmark("JSONParser, \(label) chunks") { benchmark in
+        Benchmark("JSONParser_\(label)") { benchmark in
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(JSONParser(), head: jsonHead, chunks: jsonChunks))
             }
         }
-        Benchmark("StreamWriter to /dev/null, \(label) chunks") { benchmark in
+        Benchmark("StreamWriter_devnull_\(label)") { benchmark in
             for _ in benchmark.scaledIterations {
                 let stream = OutputStream(toFileAtPath: "/dev/null", append: false)!
                 try blackHole(ResponseDriver.run(StreamWriter(stream: stream), head: binaryHead, chunks: binaryChunks))
             }
         }
-        Benchmark("FileWriter, \(label) chunks") { benchmark in
+        Benchmark("FileWriter_\(label)") { benchmark in
             let destination = directory.appendingPathComponent("hotpotato-bench-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: destination) }
             for _ in benchmark.scaledIterations {

@@ -17,23 +17,23 @@ let benchmarks: @Sendable () -> Void = {
     let head = Fixtures.head(contentType: "application/json", length: document.count)
     for chunkSize in Fixtures.chunkSizes {
         let chunks = Fixtures.chunks(document, size: chunkSize)
-        Benchmark("JSONParser → JSON, \(Fixtures.label(chunkSize)) chunks") { benchmark in
+        Benchmark("JSONParser_JSON_\(Fixtures.label(chunkSize))") { benchmark in
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(JSONParser(), head: head, chunks: chunks))
             }
         }
-        Benchmark("JSONParser → [User], \(Fixtures.label(chunkSize)) chunks") { benchmark in
+        Benchmark("JSONParser_Users_\(Fixtures.label(chunkSize))") { benchmark in
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(JSONParser(decoding: [Fixtures.User].self), head: head, chunks: chunks))
             }
         }
     }
-    Benchmark("JSONSerialization, whole document") { benchmark in
+    Benchmark("JSONSerialization_whole") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try JSONSerialization.jsonObject(with: document))
         }
     }
-    Benchmark("JSONDecoder → [User], whole document") { benchmark in
+    Benchmark("JSONDecoder_Users_whole") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try JSONDecoder().decode([Fixtures.User].self, from: document))
         }

@@ -18,13 +18,13 @@ let benchmarks: @Sendable () -> Void = {
     let head = Fixtures.head(contentType: "text/plain; charset=utf-8", length: text.count)
     for chunkSize in Fixtures.chunkSizes {
         let chunks = Fixtures.chunks(text, size: chunkSize)
-        Benchmark("StringConverter, \(Fixtures.label(chunkSize)) chunks") { benchmark in
+        Benchmark("StringConverter_\(Fixtures.label(chunkSize))") { benchmark in
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(StringConverter(), head: head, chunks: chunks))
             }
         }
     }
-    Benchmark("String(decoding:as:), whole body") { benchmark in
+    Benchmark("StringDecodingAsUTF8_whole") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(String(decoding: text, as: UTF8.self))
         }
