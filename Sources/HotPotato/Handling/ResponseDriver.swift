@@ -226,7 +226,10 @@ extension ResponseDriver {
     /// Drives `handler` through a whole response held in memory: the head, then each chunk, then
     /// the end. Returns the content or throws the ``HotPotatoError`` a transport would report.
     ///
-    /// Tests use it to feed handlers exactly as the transports do.
+    /// Tests use it to feed handlers exactly as the transports do. Inlinable, so that iterating
+    /// `chunks` is specialised for the caller's sequence (unspecialised, each element cost an
+    /// allocation).
+    @inlinable
     public static func run(
         _ handler: Handler,
         head: ResponseHead,
