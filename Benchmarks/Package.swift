@@ -3,8 +3,8 @@
 // HotPotato's benchmarks: a separate package, so that the library itself keeps no dependencies.
 //
 // End to end, against nginx on 127.0.0.1 (see BENCHMARKS.md at the top of the repository):
-//   swift build -c release && .build/release/hotpotato-e2e          the full run
-//   .build/release/hotpotato-e2e --smoke                            small sizes, one run each
+//   ./run-e2e.sh                                                    the full run
+//   ./run-e2e.sh --smoke --no-ahc                                   small sizes, one run each
 // Microbenchmarks (ordo-one/benchmark), handlers fed in memory:
 //   swift package benchmark
 //   swift package benchmark thresholds check                        malloc counts against Thresholds/

@@ -88,12 +88,7 @@ fi
 
 if [[ "${HOTPOTATO_SKIP_BENCH:-0}" != 1 ]]; then
   say "Benchmark smoke: end to end (small sizes, one run each; AsyncHTTPClient only in the full run)"
-  (
-    cd Benchmarks
-    swift build -c release --product rusage-exec
-    swift build -c release --product hotpotato-e2e
-    limit 900 .build/release/hotpotato-e2e --smoke --no-ahc > /dev/null
-  )
+  limit 900 Benchmarks/run-e2e.sh --smoke --no-ahc > /dev/null
   say "Benchmark smoke: microbenchmarks, malloc counts against Benchmarks/Thresholds"
   (
     cd Benchmarks

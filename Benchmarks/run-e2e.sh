@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The end-to-end benchmark in one command: builds the harness (with AsyncHTTPClient unless
+# --smoke or --no-ahc is given) and runs it; arguments go to hotpotato-e2e.
+#
+#   Benchmarks/run-e2e.sh                     the full run (1 MiB, 100 MiB, 1 GiB; 5 runs each)
+#   Benchmarks/run-e2e.sh --smoke --no-ahc    small sizes, one run each (CI)
+#   Benchmarks/run-e2e.sh --output e2e.md     also write the Markdown report to a file
+set -euo pipefail
+cd "$(dirname "$0")"
+swift build -c release --product rusage-exec
+swift build -c release --product hotpotato-e2e
+if [[ " $* " != *" --smoke "* && " $* " != *" --no-ahc "* ]]; then
+  swift build -c release --product ahc-e2e
+fi
+exec .build/release/hotpotato-e2e "$@"
