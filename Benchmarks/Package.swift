@@ -24,7 +24,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "hotpotato-e2e",
-            dependencies: [.product(name: "HotPotato", package: "HotPotato")],
+            dependencies: [.product(name: "HotPotato", package: "HotPotato"), "BenchmarkFixtures"],
             path: "Sources/HotPotatoE2E",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

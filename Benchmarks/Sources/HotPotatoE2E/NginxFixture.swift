@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -83,22 +84,9 @@ final class NginxFixture {
         }
     }
 
-    /// An array of user-like objects, about `approximateBytes` long.
+    /// An array of user-like objects, about `approximateBytes` long: the microbenchmarks' shape.
     private static func writeJSONDocument(_ url: URL, approximateBytes: Int) throws {
-        var text = "["
-        var index = 0
-        while text.utf8.count < approximateBytes {
-            if index > 0 { text += "," }
-            text += """
-                {"id":\(index),"name":"User \(index)","email":"user\(index)@example.com","active":\(index % 3 != 0),\
-                "score":\(Double(index % 1000) / 7),"tags":["alpha","beta","gamma"],\
-                "address":{"street":"\(index) Main Street","city":"Springfield","zip":"\(10000 + index % 90000)"},\
-                "bio":"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Grüße ✓ \(index)"}
-                """
-            index += 1
-        }
-        text += "]"
-        try Data(text.utf8).write(to: url)
+        try Fixtures.jsonDocument(approximateBytes).write(to: url)
     }
 
     private static func writeSmallJSON(_ url: URL) throws {
@@ -153,13 +141,8 @@ struct HarnessError: Error, CustomStringConvertible {
 
 /// Starts a program without waiting for it, with a clean signal mask.
 func spawnBackground(_ executable: String, _ arguments: [String]) throws -> pid_t {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
+    var attributes = cleanSpawnAttributes()
     defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0

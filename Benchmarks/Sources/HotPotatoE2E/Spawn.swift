@@ -24,14 +24,8 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
     posix_spawn_file_actions_addclose(&actions, pipe[0])
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
+    var attributes = cleanSpawnAttributes()
     defer { posix_spawnattr_destroy(&attributes) }
-    // Children inherit a blocked signal mask from this process's threads; give them a clean one.
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
@@ -95,4 +89,16 @@ func spawnMeasured(_ executable: String, _ arguments: [String]) throws -> ChildR
         }
     }
     return result
+}
+
+/// Spawn attributes with an empty signal mask: children would otherwise inherit the blocked mask
+/// of this process's threads (and ignore SIGTERM). Destroy them with `posix_spawnattr_destroy`.
+func cleanSpawnAttributes() -> posix_spawnattr_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    return attributes
 }
