@@ -32,8 +32,8 @@ extension JSON {
         return nil
     }
 
-    /// The members, when this is `.object`.
-    public var objectValue: [String: JSON]? {
+    /// The object, when this is `.object`.
+    public var objectValue: Object? {
         if case .object(let value) = self { return value }
         return nil
     }

@@ -17,8 +17,12 @@ extension JSON: Codable {
             self = .string(value)
         } else if let value = try? container.decode([JSON].self) {
             self = .array(value)
-        } else if let value = try? container.decode([String: JSON].self) {
-            self = .object(value)
+        } else if let object = try? decoder.container(keyedBy: AnyCodingKey.self) {
+            var members: [Object.Member] = []
+            for key in object.allKeys {
+                members.append(Object.Member(key: key.stringValue, value: try object.decode(JSON.self, forKey: key)))
+            }
+            self = .object(Object(members))
         } else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "The value is not a JSON value.")
@@ -30,6 +34,19 @@ extension JSON: Codable {
     /// Numbers are encoded as `Int64` when they are integers that fit, otherwise as the nearest
     /// `Double`; use ``serialized(pretty:)`` to write the exact digits.
     public func encode(to encoder: any Encoder) throws {
+        if case .object = self {} else {
+            try encodeSingleValue(to: encoder)
+            return
+        }
+        if case .object(let object) = self {
+            var members = encoder.container(keyedBy: AnyCodingKey.self)
+            for member in object.members {
+                try members.encode(member.value, forKey: AnyCodingKey(member.key))
+            }
+        }
+    }
+
+    private func encodeSingleValue(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -42,7 +59,27 @@ extension JSON: Codable {
             }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
+        case .object:
+            break
         }
     }
+}
+
+/// A coding key made from any string or integer.
+struct AnyCodingKey: CodingKey, Hashable {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ string: String) {
+        stringValue = string
+        intValue = nil
+    }
+
+    init(_ index: Int) {
+        stringValue = String(index)
+        intValue = index
+    }
+
+    init?(stringValue: String) { self.init(stringValue) }
+    init?(intValue: Int) { self.init(intValue) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension JSON {
-    /// The value as JSON text, with object keys sorted so the output is stable.
+    /// The value as JSON text, object members in their order.
     ///
     /// Numbers are written with their exact digits; strings escape only what JSON requires
     /// (`"`, `\`, control characters), so non-ASCII text stays readable.
@@ -47,12 +47,12 @@ struct JSONWriter {
         case .object(let members):
             guard !members.isEmpty else { output += "{}"; return }
             output += "{"
-            for (index, key) in members.keys.sorted().enumerated() {
+            for (index, member) in members.members.enumerated() {
                 if index > 0 { output += "," }
                 newline(depth + 1)
-                writeString(key)
+                writeString(member.key)
                 output += pretty ? ": " : ":"
-                write(members[key]!, depth: depth + 1)
+                write(member.value, depth: depth + 1)
             }
             newline(depth)
             output += "}"

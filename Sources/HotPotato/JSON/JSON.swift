@@ -23,13 +23,13 @@ public enum JSON: Sendable, Hashable {
     case string(String)
     /// An array.
     case array([JSON])
-    /// An object. Keys are unique; see ``JSONParser`` for how duplicate keys in a document are
-    /// treated.
-    case object([String: JSON])
+    /// An object: its members in the document's order, each key once; see ``Object``, and
+    /// ``JSONParser`` for how duplicate keys in a document are treated.
+    case object(Object)
 }
 
 extension JSON: CustomStringConvertible {
-    /// The value serialised as compact JSON with sorted keys.
+    /// The value serialised as compact JSON, members in order.
     public var description: String {
         serialized()
     }
@@ -71,8 +71,8 @@ extension JSON: ExpressibleByArrayLiteral {
 }
 
 extension JSON: ExpressibleByDictionaryLiteral {
-    /// Creates `.object`; when a key repeats, the last value wins.
+    /// Creates `.object`, keeping the literal's order; when a key repeats, the last value wins.
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .object(Object(elements.map { Object.Member(key: $0.0, value: $0.1) }))
     }
 }

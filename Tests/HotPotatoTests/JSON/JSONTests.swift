@@ -74,9 +74,27 @@ import Testing
 
     @Test func serialisation() {
         let json: JSON = ["b": [1, "two", nil as JSON? ?? .null], "a": "quote\" backslash\\ newline\n tab\t \u{01} é"]
-        #expect(json.serialized() == #"{"a":"quote\" backslash\\ newline\n tab\t \u0001 é","b":[1,"two",null]}"#)
+        #expect(json.serialized() == #"{"b":[1,"two",null],"a":"quote\" backslash\\ newline\n tab\t \u0001 é"}"#, "members keep their order")
         #expect(JSON.object([:]).serialized(pretty: true) == "{}")
         #expect(JSON.array([1, ["k": true]]).serialized(pretty: true) == "[\n  1,\n  {\n    \"k\": true\n  }\n]")
+    }
+
+    @Test func objectsKeepOrderAndCompareWithoutIt() {
+        let object: JSON.Object = ["z": 1, "a": 2, "m": 3]
+        #expect(object.keys == ["z", "a", "m"])
+        #expect(object == ["a": 2, "m": 3, "z": 1], "objects are unordered for equality")
+        #expect(Set([JSON.object(object), JSON.object(["m": 3, "z": 1, "a": 2])]).count == 1)
+        var edited = object
+        edited["a"] = 20
+        edited["b"] = 4
+        edited["z"] = nil
+        #expect(edited.keys == ["a", "m", "b"])
+        #expect(edited["a"] == 20)
+        let large = JSON.Object((0..<100).map { JSON.Object.Member(key: "k\($0)", value: JSON.number(JSON.Number($0))) })
+        #expect(large["k73"] == 73)
+        #expect(large["k100"] == nil)
+        #expect(JSON.Object([JSON.Object.Member(key: "x", value: 1), JSON.Object.Member(key: "x", value: 2)]).members
+            == [JSON.Object.Member(key: "x", value: 2)], "a repeated key: the last value wins")
     }
 
     @Test func roundTripsThroughCodable() throws {
