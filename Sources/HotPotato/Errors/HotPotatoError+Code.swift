@@ -51,8 +51,10 @@ extension HotPotatoError {
         /// The `charset` of the `Content-Type` names an encoding HotPotato cannot decode. Sets
         /// `intermediate` (the raw bytes) and `encoding` (the label as sent).
         public static let unsupportedCharset = Code(.unsupportedCharset)
-        /// The body is not valid JSON. Sets `intermediate` (the raw bytes, or the decoded text
-        /// when the body was not UTF-8), `underlying`, and `byteOffset` when known.
+        /// The body is not valid JSON (RFC 8259), or breaks a parsing limit (nesting depth, a
+        /// duplicate key under ``JSONParsingOptions/DuplicateKeyPolicy/reject``). Sets
+        /// `byteOffset`, `line` and `column`, and `intermediate` (the raw bytes received so far, or
+        /// the decoded text when the body was not UTF-8).
         public static let invalidJSON = Code(.invalidJSON)
         /// The JSON has no value at the requested key path. Sets `keyPath` and `intermediate`.
         public static let keyPathNotFound = Code(.keyPathNotFound)

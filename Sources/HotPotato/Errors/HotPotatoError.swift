@@ -10,8 +10,8 @@ import Foundation
 ///   server sent, with its ``ErrorBody/serverMessage``;
 /// - ``intermediate``: when a conversion failed after the body arrived, the raw bytes (or the
 ///   decoded text) it failed on;
-/// - ``byteOffset``, ``limit``, ``byteCount``, ``keyPath``, ``encoding``, ``path``,
-///   ``underlying``: the specifics.
+/// - ``byteOffset`` (with ``line`` and ``column`` for JSON), ``elementIndex``, ``limit``,
+///   ``byteCount``, ``keyPath``, ``encoding``, ``path``, ``underlying``: the specifics.
 ///
 /// ```swift
 /// do {
@@ -33,6 +33,12 @@ public struct HotPotatoError: Error, Sendable {
     public var underlying: (any Error)?
     /// The offset in the body, in bytes, where the problem was found.
     public var byteOffset: Int64?
+    /// For a JSON syntax error: the line of ``byteOffset``, from 1.
+    public var line: Int?
+    /// For a JSON syntax error: the column of ``byteOffset``, in bytes, from 1.
+    public var column: Int?
+    /// For a streamed JSON sequence: the index (from 0) of the element that failed.
+    public var elementIndex: Int?
     /// The limit that was exceeded or expected: a maximum body size, a declared length.
     public var limit: Int64?
     /// A byte count that goes with ``limit``: the length declared or received so far.

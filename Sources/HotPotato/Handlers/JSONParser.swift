@@ -6,12 +6,21 @@ import Foundation
 /// - `JSONParser(decoding: User.self, atKeyPath: "data", using: decoder)` decodes a `User`
 ///   from the value at the key path, with your `JSONDecoder` and its strategies.
 ///
+/// The body is parsed **as it arrives**, chunk by chunk, by HotPotato's own strict RFC 8259
+/// parser, so the value is ready right after the last byte and a malformed body stops the
+/// transfer at the first bad byte. Numbers keep their exact digits; nesting is limited
+/// (``JSONParsingOptions/maximumDepth``, 512 by default); repeated keys follow
+/// ``JSONParsingOptions/duplicateKeys`` (the last value wins by default). The document may be
+/// as large as ``Accumulator/maximumBodySize`` (64 MiB by default); the raw bytes are kept
+/// alongside, so that a failure can hand them back.
+///
 /// The body is read as UTF-8 (RFC 8259), with a UTF-8 byte-order mark ignored. A body whose
 /// `charset` or byte-order mark says UTF-16 or UTF-32 (or another known charset) is decoded to
-/// text first; then a failure carries that text in ``HotPotatoError/intermediate``, otherwise the
-/// raw bytes.
+/// text once complete, then parsed; a failure then carries that text in
+/// ``HotPotatoError/intermediate``, otherwise the raw bytes received so far.
 ///
-/// Errors: ``HotPotatoError/Code/invalidJSON``, ``HotPotatoError/Code/keyPathNotFound``,
+/// Errors: ``HotPotatoError/Code/invalidJSON`` (with the byte offset, line and column),
+/// ``HotPotatoError/Code/keyPathNotFound``,
 /// ``HotPotatoError/Code/decodingFailed`` (with the `DecodingError` as
 /// ``HotPotatoError/underlying``), ``HotPotatoError/Code/emptyBody`` — each with the intermediate
 /// data.
@@ -21,7 +30,9 @@ import Foundation
 /// follows ``emptyBodyPolicy``; a response with no body by definition (`204`, `HEAD`) reads as
 /// `null`.
 ///
-/// Duplicate keys in an object: the last value wins.
+/// A `Decodable` type is decoded straight from the parsed value, honouring the strategies of the
+/// `JSONDecoder` you give (keys, dates, data, non-conforming floats) and throwing the same
+/// `DecodingError`s, without serialising the value again.
 ///
 /// ## Subclassing
 ///
@@ -42,7 +53,13 @@ open class JSONParser<Content>: Accumulator<Content> {
     public let emptyBodyPolicy: EmptyBodyPolicy
     /// The key path the content is taken from (`"data.user"`), or `nil` for the whole document.
     public let keyPath: String?
+    /// The parser's limits and policies.
+    public let parsingOptions: JSONParsingOptions
     private let decoding: DecodableMapping<Content>?
+    /// The incremental parser, while the body is UTF-8; `nil` for other charsets.
+    private var parser: IncrementalJSONParser?
+    /// The first bytes, held back until a byte-order mark can be told apart.
+    private var leadingBytes: [UInt8] = []
 
     /// Creates a parser whose content comes from ``content(from:)-(JSON)``; for subclasses.
     /// - Parameters:
@@ -56,12 +73,14 @@ open class JSONParser<Content>: Accumulator<Content> {
     public init(
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
         maximumBodySize: Int64 = 64 * 1024 * 1024,
         acceptableStatusCodes: Set<Int> = Set(200...299),
         acceptableContentTypes: [MediaType] = [.json, .anyJSON]
     ) {
         self.keyPath = keyPath
         self.emptyBodyPolicy = emptyBodyPolicy
+        self.parsingOptions = parsingOptions
         self.decoding = nil
         super.init(
             maximumBodySize: maximumBodySize,
@@ -73,12 +92,14 @@ open class JSONParser<Content>: Accumulator<Content> {
         decoding: DecodableMapping<Content>,
         keyPath: String?,
         emptyBodyPolicy: EmptyBodyPolicy,
+        parsingOptions: JSONParsingOptions,
         maximumBodySize: Int64,
         acceptableStatusCodes: Set<Int>,
         acceptableContentTypes: [MediaType]
     ) {
         self.keyPath = keyPath
         self.emptyBodyPolicy = emptyBodyPolicy
+        self.parsingOptions = parsingOptions
         self.decoding = decoding
         super.init(
             maximumBodySize: maximumBodySize,
@@ -86,10 +107,31 @@ open class JSONParser<Content>: Accumulator<Content> {
             acceptableContentTypes: acceptableContentTypes)
     }
 
+    /// Gates the response and, for a UTF-8 body, starts the incremental parser.
+    open override func prepare(for head: ResponseHead) throws {
+        try super.prepare(for: head)
+        let charset = head.contentType?.charset
+        if charset == nil || TextEncodings.encoding(forCharset: charset!) == .utf8 {
+            parser = IncrementalJSONParser(mode: .document, options: parsingOptions)
+        }
+    }
+
+    /// Keeps the chunk (see ``Accumulator``) and parses it; throws
+    /// ``HotPotatoError/Code/invalidJSON`` at the first byte that is not JSON.
+    open override func receive(_ chunk: Data) throws {
+        try super.receive(chunk)
+        guard parser != nil else { return }
+        if leadingBytesPending {
+            try feedLeading(chunk)
+        } else {
+            try feed(chunk)
+        }
+    }
+
     /// Parses the body, selects the value at ``keyPath``, and converts it: with the `Decodable`
     /// mapping when the parser was made with one, otherwise with ``content(from:)-(JSON)``.
     open override func content(from body: Data) throws -> Content {
-        let document = try parseDocument(body)
+        let document = try finishDocument(body)
         var value = document
         if let keyPath {
             guard let found = document[keyPath] else {
@@ -126,6 +168,76 @@ open class JSONParser<Content>: Accumulator<Content> {
             head: head)
     }
 
+    /// Releases the parser along with the collected bytes.
+    open override func cleanUp() {
+        super.cleanUp()
+        parser = nil
+        leadingBytes = []
+    }
+
+    // MARK: - Incremental parsing
+
+    /// Whether the first bytes are still held back (fewer than three have arrived).
+    private var leadingBytesPending = true
+
+    /// Holds back the first three bytes, then drops a UTF-8 byte-order mark, or gives up
+    /// incremental parsing for a UTF-16 or UTF-32 one (the whole body is decoded at the end).
+    private func feedLeading(_ chunk: Data) throws {
+        leadingBytes.append(contentsOf: chunk)
+        guard leadingBytes.count >= 3 else { return }
+        try releaseLeadingBytes()
+    }
+
+    private func releaseLeadingBytes() throws {
+        leadingBytesPending = false
+        let held = Data(leadingBytes)
+        leadingBytes = []
+        if let mark = TextEncodings.byteOrderMark(of: held) {
+            guard mark.encoding == .utf8 else {
+                parser = nil
+                return
+            }
+            try feed(held.dropFirst(mark.length))
+        } else {
+            try feed(held)
+        }
+    }
+
+    private func feed(_ bytes: Data) throws {
+        guard parser != nil else { return }
+        do {
+            try bytes.withUnsafeBytes { try parser!.feed($0) }
+        } catch let error as JSONSyntaxError {
+            throw invalidJSON(error, intermediate: .bytes(body))
+        }
+    }
+
+    /// The parsed document: from the incremental parser when it ran, otherwise from the whole
+    /// body.
+    private func finishDocument(_ body: Data) throws -> JSON {
+        if body.isEmpty || parser == nil && !leadingBytesPending {
+            return try parseDocument(body)
+        }
+        if leadingBytesPending { try releaseLeadingBytes() }
+        guard parser != nil else { return try parseDocument(body) }
+        if parser!.consumed == 0 { return try parseDocument(Data()) }
+        do {
+            return try parser!.finish()
+        } catch let error as JSONSyntaxError {
+            throw invalidJSON(error, intermediate: .bytes(body))
+        }
+    }
+
+    private func invalidJSON(_ error: JSONSyntaxError, intermediate: IntermediateContent) -> HotPotatoError {
+        var failure = HotPotatoError(
+            .invalidJSON, reason: "The body is not valid JSON: \(error.description).", head: head, underlying: error)
+        failure.byteOffset = error.offset
+        failure.line = error.line
+        failure.column = error.column
+        failure.intermediate = intermediate
+        return failure
+    }
+
     /// Parses a whole body into a ``JSON`` value, following the encoding and empty-body rules
     /// above.
     ///
@@ -147,14 +259,9 @@ open class JSONParser<Content>: Accumulator<Content> {
             utf8 = body.dropFirst(mark.length)
         }
         do {
-            return try JSONBackend.parse(utf8)
+            return try JSONBackend.parse(utf8, options: parsingOptions)
         } catch {
-            var failure = HotPotatoError(
-                .invalidJSON, reason: "The body is not valid JSON: \(error.reason)", head: head,
-                underlying: error.underlying)
-            failure.byteOffset = error.byteOffset
-            failure.intermediate = intermediate
-            throw failure
+            throw invalidJSON(error, intermediate: intermediate)
         }
     }
 }
@@ -167,6 +274,7 @@ extension JSONParser where Content == JSON {
     ///   - keyPath: The key path to take the value from; `nil` (the default) takes the whole
     ///     document.
     ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
+    ///   - parsingOptions: Nesting limit and duplicate-key policy.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
@@ -175,13 +283,15 @@ extension JSONParser where Content == JSON {
     public convenience init(
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
         maximumBodySize: Int64 = 64 * 1024 * 1024,
         acceptableStatusCodes: Set<Int> = Set(200...299),
         acceptableContentTypes: [MediaType] = [.json, .anyJSON]
     ) {
         self.init(
-            selecting: keyPath, policy: emptyBodyPolicy, limit: maximumBodySize,
-            codes: acceptableStatusCodes, types: acceptableContentTypes)
+            atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions,
+            maximumBodySize: maximumBodySize, acceptableStatusCodes: acceptableStatusCodes,
+            acceptableContentTypes: acceptableContentTypes)
     }
 }
 
@@ -196,6 +306,7 @@ extension JSONParser where Content: Decodable {
     ///   - keyPath: The key path to decode from; `nil` (the default) decodes the whole document.
     ///   - decoder: The decoder to use, with its strategies; default `JSONDecoder()`.
     ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
+    ///   - parsingOptions: Nesting limit and duplicate-key policy.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
@@ -205,24 +316,14 @@ extension JSONParser where Content: Decodable {
         atKeyPath keyPath: String? = nil,
         using decoder: JSONDecoder = JSONDecoder(),
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
         maximumBodySize: Int64 = 64 * 1024 * 1024,
         acceptableStatusCodes: Set<Int> = Set(200...299),
         acceptableContentTypes: [MediaType] = [.json, .anyJSON]
     ) {
         self.init(
             decoding: DecodableMapping(type, decoder: decoder), keyPath: keyPath,
-            emptyBodyPolicy: emptyBodyPolicy, maximumBodySize: maximumBodySize,
+            emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions, maximumBodySize: maximumBodySize,
             acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-    }
-}
-
-extension JSONParser {
-    /// Forwards the ``JSON`` convenience initialiser to the designated one.
-    fileprivate convenience init(
-        selecting keyPath: String?, policy: EmptyBodyPolicy, limit: Int64, codes: Set<Int>, types: [MediaType]
-    ) {
-        self.init(
-            atKeyPath: keyPath, emptyBodyPolicy: policy, maximumBodySize: limit,
-            acceptableStatusCodes: codes, acceptableContentTypes: types)
     }
 }

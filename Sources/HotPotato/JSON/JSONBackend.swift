@@ -1,44 +1,18 @@
 import Foundation
 
-/// The one seam through which HotPotato parses JSON documents.
-///
-/// For now Foundation's `JSONDecoder` does the parsing; HotPotato's own incremental parser
-/// replaces it here, without changing any caller.
+/// The one seam through which HotPotato parses whole JSON documents held in memory: HotPotato's
+/// own parser (``IncrementalJSONParser``), fed all at once.
 enum JSONBackend {
-    /// A parse failure: what went wrong, and where when Foundation says.
-    struct Failure: Error {
-        var reason: String
-        var byteOffset: Int64?
-        var underlying: any Error
-    }
-
     /// Parses a whole UTF-8 JSON document (any value at the top level).
-    static func parse(_ data: Data) throws(Failure) -> JSON {
+    static func parse(_ data: Data, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONSyntaxError) -> JSON {
+        var parser = IncrementalJSONParser(mode: .document, options: options)
         do {
-            return try JSONDecoder().decode(JSON.self, from: data)
+            try data.withUnsafeBytes { try parser.feed($0) }
+            return try parser.finish()
+        } catch let error as JSONSyntaxError {
+            throw error
         } catch {
-            throw Failure(reason: describe(error), byteOffset: byteOffset(of: error), underlying: error)
+            throw JSONSyntaxError(reason: "\(error)", offset: 0, line: 1, column: 1)
         }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            if let underlying = context.underlyingError {
-                let nsError = underlying as NSError
-                if let detail = nsError.userInfo[NSDebugDescriptionErrorKey] as? String {
-                    return detail
-                }
-            }
-            return context.debugDescription
-        }
-        return "\(error)"
-    }
-
-    private static func byteOffset(of error: any Error) -> Int64? {
-        guard case DecodingError.dataCorrupted(let context) = error,
-              let underlying = context.underlyingError else { return nil }
-        let info = (underlying as NSError).userInfo
-        if let index = info["NSJSONSerializationErrorIndex"] as? Int { return Int64(index) }
-        return nil
     }
 }

@@ -90,14 +90,31 @@ import Testing
     }
 
     @Test(arguments: [
-        "{\"a\" 1}", "[1, 2", "{\"a\": tru}", "nul", "{\"a\": \"unterminated}", "[1] [2]", "<html>oops</html>",
+        ("{\"a\" 1}", 5), ("[1, 2", 5), ("{\"a\": tru}", 6), ("nul", 3), ("{\"a\": \"unterminated}", 20),
+        ("[1] [2]", 4), ("<html>oops</html>", 0), ("{\"a\": 1,}", 8),
     ])
-    func invalidJSONCarriesTheRawBytes(text: String) throws {
+    func invalidJSONCarriesTheBytesAndWhereItBroke(text: String, offset: Int64) throws {
         let body = Data(text.utf8)
-        let error = try #require(expectFailure { try drive(JSONParser(), head: head(contentType: "application/json"), body: body, chunking: .odd) })
-        #expect(error.code == .invalidJSON)
-        #expect(error.intermediate == .bytes(body))
-        #expect(error.head?.status == 200)
+        for chunking in Chunking.allCases {
+            let error = try #require(expectFailure { try drive(JSONParser(), head: head(contentType: "application/json"), body: body, chunking: chunking) })
+            #expect(error.code == .invalidJSON)
+            #expect(error.byteOffset == offset, "\(chunking)")
+            #expect(error.line == 1)
+            #expect(error.column == Int(offset) + 1)
+            // Parsing stops at the first bad byte: the bytes received up to there come back.
+            let kept = try #require(error.intermediate?.data)
+            #expect(body.starts(with: kept) && kept.count >= min(Int(offset) + 1, body.count))
+            #expect(error.head?.status == 200)
+        }
+    }
+
+    @Test func errorPositionsCountLines() throws {
+        let body = Data("{\n  \"a\": 1,\n  \"b\": [true, fals]\n}".utf8)
+        let error = try #require(expectFailure { try drive(JSONParser(), head: head(contentType: "application/json"), body: body) })
+        #expect(error.line == 3)
+        #expect(error.column == 15)
+        #expect(error.byteOffset == 26)
+        #expect(error.reason.contains("line 3, column 15"))
     }
 
     @Test func truncatedJSONWithoutContentLengthIsInvalid() throws {

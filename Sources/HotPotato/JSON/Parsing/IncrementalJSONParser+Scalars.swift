@@ -1,0 +1,224 @@
+/// What scanning a string found out about it.
+struct StringFlags {
+    var hasEscape = false
+    var hasNonASCII = false
+    /// The bytes ran out right after a backslash.
+    var endsInEscape = false
+}
+
+extension IncrementalJSONParser {
+    // MARK: - Strings
+
+    /// Finds the closing quote of a string whose contents start at `start`. Returns its index, or
+    /// `nil` when the bytes end first. Rejects unescaped control characters.
+    func scanString(
+        _ base: UnsafePointer<UInt8>, from start: Int, end: Int, origin: Int64, flags: inout StringFlags
+    ) throws -> Int? {
+        var index = start
+        var high: UInt64 = 0
+        while true {
+            // Eight bytes at a time until one of them is a quote, a backslash or a control byte.
+            while index + 8 <= end {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                high |= word
+                let quote = Self.zeroByteMask(word ^ 0x2222_2222_2222_2222)
+                let backslash = Self.zeroByteMask(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+                let control = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+                if quote | backslash | control != 0 { break }
+                index += 8
+            }
+            guard index < end else { break }
+            let byte = base[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                if high & 0x8080_8080_8080_8080 != 0 { flags.hasNonASCII = true }
+                return index
+            case UInt8(ascii: "\\"):
+                flags.hasEscape = true
+                guard index + 1 < end else {
+                    flags.endsInEscape = true
+                    return nil
+                }
+                index += 2
+            case 0x00..<0x20:
+                throw syntaxError("Unescaped control character \(Self.describe(byte)) in a string", at: origin + Int64(index))
+            default:
+                if byte >= 0x80 { flags.hasNonASCII = true }
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The string between `start` and `end` (exclusive), escapes decoded, UTF-8 checked.
+    mutating func makeString(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64) throws -> String {
+        let bytes = UnsafeRawBufferPointer(start: base + start, count: end - start)
+        if !flags.hasEscape {
+            if !flags.hasNonASCII { return String(decoding: bytes, as: UTF8.self) }
+            return try validated(bytes, origin: origin + Int64(start))
+        }
+        scratch.removeAll(keepingCapacity: true)
+        var index = start
+        var runStart = start
+        while index < end {
+            guard base[index] == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+            let escape = base[index + 1]
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
+            case UInt8(ascii: "b"): scratch.append(0x08)
+            case UInt8(ascii: "f"): scratch.append(0x0C)
+            case UInt8(ascii: "n"): scratch.append(0x0A)
+            case UInt8(ascii: "r"): scratch.append(0x0D)
+            case UInt8(ascii: "t"): scratch.append(0x09)
+            case UInt8(ascii: "u"):
+                index = try appendUnicodeEscape(base, at: index, end: end, origin: origin)
+                runStart = index
+                continue
+            default:
+                throw syntaxError("Invalid escape \\\(Self.describe(escape)) in a string", at: origin + Int64(index))
+            }
+            index += 2
+            runStart = index
+        }
+        scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: end - runStart))
+        if !flags.hasNonASCII { return String(decoding: scratch, as: UTF8.self) }
+        return try scratch.withUnsafeBytes { try validated($0, origin: origin + Int64(start)) }
+    }
+
+    /// Decodes `\uXXXX` (and the low half of a surrogate pair) at `index` into `scratch`; returns
+    /// the index after it.
+    private mutating func appendUnicodeEscape(_ base: UnsafePointer<UInt8>, at index: Int, end: Int, origin: Int64) throws -> Int {
+        func hex(at position: Int) throws -> UInt32 {
+            guard position + 6 <= end, base[position + 1] == UInt8(ascii: "u") else {
+                throw syntaxError("Invalid \\u escape in a string", at: origin + Int64(position))
+            }
+            var value: UInt32 = 0
+            for offset in 2..<6 {
+                let digit = base[position + offset]
+                let nibble: UInt32
+                switch digit {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt32(digit - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt32(digit - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = UInt32(digit - UInt8(ascii: "A") + 10)
+                default: throw syntaxError("Invalid hexadecimal digit in a \\u escape", at: origin + Int64(position + offset))
+                }
+                value = value << 4 | nibble
+            }
+            return value
+        }
+        var scalar = try hex(at: index)
+        var next = index + 6
+        if (0xD800...0xDBFF).contains(scalar) {
+            guard next < end, base[next] == UInt8(ascii: "\\"), case let low = try hex(at: next), (0xDC00...0xDFFF).contains(low) else {
+                throw syntaxError("Unpaired UTF-16 surrogate in a \\u escape", at: origin + Int64(index))
+            }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            next += 6
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+            throw syntaxError("Unpaired UTF-16 surrogate in a \\u escape", at: origin + Int64(index))
+        }
+        guard let unicode = Unicode.Scalar(scalar) else {
+            throw syntaxError("Invalid \\u escape in a string", at: origin + Int64(index))
+        }
+        scratch.append(contentsOf: UTF8.encode(unicode)!)
+        return next
+    }
+
+    /// Strict UTF-8 to `String`, or an error at the first invalid byte.
+    private func validated(_ bytes: UnsafeRawBufferPointer, origin: Int64) throws -> String {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            if let string = String(validating: bytes, as: UTF8.self) { return string }
+        } else if UTF8Validation.firstInvalidOffset(in: bytes) == nil {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let offset = UTF8Validation.firstInvalidOffset(in: bytes) ?? 0
+        throw syntaxError("Invalid UTF-8 in a string", at: origin + Int64(offset))
+    }
+
+    /// A byte mask with the high bit set in every byte of `word` that is zero (and possibly in
+    /// bytes above one that is: only whether it is zero overall is used).
+    @inline(__always)
+    static func zeroByteMask(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+    }
+
+    // MARK: - Numbers
+
+    /// Scans a number at `start`. Returns it and the index after it, or `nil` when the bytes end
+    /// before it does (and `final` is false).
+    func scanNumber(
+        _ base: UnsafePointer<UInt8>, from start: Int, end: Int, origin: Int64, final: Bool
+    ) throws -> (value: JSON.Number, end: Int)? {
+        @inline(__always) func isDigit(_ index: Int) -> Bool {
+            index < end && base[index] &- UInt8(ascii: "0") < 10
+        }
+        var index = start
+        let negative = base[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < end else {
+            if final { throw syntaxError("A minus sign must be followed by digits", at: origin + Int64(index)) }
+            return nil
+        }
+        var magnitude: UInt64 = 0
+        var digits = 0
+        if base[index] == UInt8(ascii: "0") {
+            index += 1
+            if isDigit(index) { throw syntaxError("Numbers cannot have leading zeros", at: origin + Int64(start)) }
+        } else if isDigit(index) {
+            while isDigit(index) {
+                if digits < 19 { magnitude = magnitude &* 10 &+ UInt64(base[index] &- UInt8(ascii: "0")) }
+                digits += 1
+                index += 1
+            }
+        } else {
+            throw syntaxError("Invalid number: \(Self.describe(base[index])) after the minus sign", at: origin + Int64(index))
+        }
+        var isInteger = true
+        if index < end, base[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard isDigit(index) else {
+                if index >= end && !final { return nil }
+                throw syntaxError("A decimal point must be followed by digits", at: origin + Int64(index))
+            }
+            while isDigit(index) { index += 1 }
+        }
+        if index < end, base[index] == UInt8(ascii: "e") || base[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < end, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(index) else {
+                if index >= end && !final { return nil }
+                throw syntaxError("An exponent must have digits", at: origin + Int64(index))
+            }
+            while isDigit(index) { index += 1 }
+        }
+        if index >= end && !final { return nil }
+        if isInteger && digits <= 18 {
+            return (JSON.Number(negative ? -Int64(magnitude) : Int64(magnitude)), index)
+        }
+        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
+        return (JSON.Number(validatedText: text), index)
+    }
+
+    // MARK: - Literals
+
+    func literal(_ bytes: UnsafePointer<UInt8>, length: Int, at offset: Int64) throws -> JSON {
+        let text = UnsafeBufferPointer(start: bytes, count: length)
+        if text.elementsEqual("true".utf8) { return .bool(true) }
+        if text.elementsEqual("false".utf8) { return .bool(false) }
+        if text.elementsEqual("null".utf8) { return .null }
+        throw syntaxError("Invalid literal; expected true, false or null", at: offset)
+    }
+
+    /// Fails early when the start of a cut literal already cannot be `true`, `false` or `null`.
+    func checkLiteralPrefix(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int64) throws {
+        let prefix = UnsafeBufferPointer(start: bytes, count: count)
+        for word in ["true", "false", "null"] where word.utf8.starts(with: prefix) { return }
+        throw syntaxError("Invalid literal; expected true, false or null", at: offset)
+    }
+}
