@@ -58,6 +58,8 @@ open class JSONParser<Content>: Accumulator<Content> {
     private let decoding: DecodableMapping<Content>?
     /// The incremental parser, while the body is UTF-8; `nil` for other charsets.
     private var parser: IncrementalJSONParser?
+    /// Whether ``parser`` is there (it cannot be compared with `nil`, being non-copyable).
+    private var isParsing = false
     /// The first bytes, held back until a byte-order mark can be told apart.
     private var leadingBytes: [UInt8] = []
 
@@ -113,6 +115,7 @@ open class JSONParser<Content>: Accumulator<Content> {
         let charset = head.contentType?.charset
         if charset == nil || TextEncodings.encoding(forCharset: charset!) == .utf8 {
             parser = IncrementalJSONParser(mode: .document, options: parsingOptions)
+            isParsing = true
         }
     }
 
@@ -120,7 +123,7 @@ open class JSONParser<Content>: Accumulator<Content> {
     /// ``HotPotatoError/Code/invalidJSON`` at the first byte that is not JSON.
     open override func receive(_ chunk: Data) throws {
         try super.receive(chunk)
-        guard parser != nil else { return }
+        guard isParsing else { return }
         if leadingBytesPending {
             try feedLeading(chunk)
         } else {
@@ -172,6 +175,7 @@ open class JSONParser<Content>: Accumulator<Content> {
     open override func cleanUp() {
         super.cleanUp()
         parser = nil
+        isParsing = false
         leadingBytes = []
     }
 
@@ -195,8 +199,10 @@ open class JSONParser<Content>: Accumulator<Content> {
         if let mark = TextEncodings.byteOrderMark(of: held) {
             guard mark.encoding == .utf8 else {
                 parser = nil
+                isParsing = false
                 return
             }
+            parser?.skipLeadingBytes(mark.length)
             try feed(held.dropFirst(mark.length))
         } else {
             try feed(held)
@@ -204,7 +210,7 @@ open class JSONParser<Content>: Accumulator<Content> {
     }
 
     private func feed(_ bytes: Data) throws {
-        guard parser != nil else { return }
+        guard isParsing else { return }
         do {
             try bytes.withUnsafeBytes { try parser!.feed($0) }
         } catch let error as JSONSyntaxError {
@@ -215,12 +221,12 @@ open class JSONParser<Content>: Accumulator<Content> {
     /// The parsed document: from the incremental parser when it ran, otherwise from the whole
     /// body.
     private func finishDocument(_ body: Data) throws -> JSON {
-        if body.isEmpty || parser == nil && !leadingBytesPending {
+        if body.isEmpty || !isParsing && !leadingBytesPending {
             return try parseDocument(body)
         }
         if leadingBytesPending { try releaseLeadingBytes() }
-        guard parser != nil else { return try parseDocument(body) }
-        if parser!.consumed == 0 { return try parseDocument(Data()) }
+        guard isParsing else { return try parseDocument(body) }
+        if (parser?.consumed ?? 0) == 0 { return try parseDocument(Data()) }
         do {
             return try parser!.finish()
         } catch let error as JSONSyntaxError {
@@ -229,13 +235,7 @@ open class JSONParser<Content>: Accumulator<Content> {
     }
 
     private func invalidJSON(_ error: JSONSyntaxError, intermediate: IntermediateContent) -> HotPotatoError {
-        var failure = HotPotatoError(
-            .invalidJSON, reason: "The body is not valid JSON: \(error.description).", head: head, underlying: error)
-        failure.byteOffset = error.offset
-        failure.line = error.line
-        failure.column = error.column
-        failure.intermediate = intermediate
-        return failure
+        error.hotPotatoError(head: head, intermediate: intermediate)
     }
 
     /// Parses a whole body into a ``JSON`` value, following the encoding and empty-body rules
@@ -255,8 +255,6 @@ open class JSONParser<Content>: Accumulator<Content> {
             let text = try BodyText.decode(body, override: encoding, head: head)
             utf8 = Data(text.utf8)
             intermediate = .text(text)
-        } else if let mark = TextEncodings.byteOrderMark(of: body), mark.encoding == .utf8 {
-            utf8 = body.dropFirst(mark.length)
         }
         do {
             return try JSONBackend.parse(utf8, options: parsingOptions)

@@ -16,6 +16,10 @@ extension JSON {
     public struct Number: Sendable {
         enum Storage: Sendable {
             case integer(Int64)
+            /// `significand × 10^-fractionDigits`, written in the document as plain digits with a
+            /// decimal point and `fractionDigits` digits after it (`-12.50`: `-1250`, 2). Kept
+            /// inline, so that the most common non-integers cost no allocation.
+            case decimal(significand: Int64, fractionDigits: UInt8)
             /// Text known to follow the JSON number grammar.
             case text(String)
         }
@@ -51,11 +55,20 @@ extension JSON {
             storage = .text(text)
         }
 
+        /// Creates the number written `significand` with a decimal point before its last
+        /// `fractionDigits` digits (at least one). Not for negative zero, whose sign the
+        /// significand cannot keep.
+        init(significand: Int64, fractionDigits: UInt8) {
+            storage = .decimal(significand: significand, fractionDigits: fractionDigits)
+        }
+
         /// The number as JSON text: as written in the document, or the shortest text for a number
         /// made from a Swift value.
         public var text: String {
             switch storage {
             case .integer(let value): return String(value)
+            case .decimal(let significand, let fractionDigits):
+                return Self.text(significand: significand, fractionDigits: Int(fractionDigits))
             case .text(let text): return text
             }
         }
@@ -64,7 +77,7 @@ extension JSON {
         public var int64Value: Int64? {
             switch storage {
             case .integer(let value): return value
-            case .text: return normalized.int64Value
+            case .decimal, .text: return normalized.int64Value
             }
         }
 
@@ -77,6 +90,12 @@ extension JSON {
         public var doubleValue: Double {
             switch storage {
             case .integer(let value): return Double(value)
+            case .decimal(let significand, let fractionDigits):
+                // Both operands exact, so the one division rounds correctly (Clinger's fast path).
+                if significand.magnitude <= 1 << 53, Int(fractionDigits) < Self.exactPowersOfTen.count {
+                    return Double(significand) / Self.exactPowersOfTen[Int(fractionDigits)]
+                }
+                return Double(text) ?? .nan
             case .text(let text): return Double(text) ?? .nan
             }
         }
@@ -85,7 +104,7 @@ extension JSON {
         public var decimalValue: Decimal? {
             switch storage {
             case .integer(let value): return Decimal(value)
-            case .text(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+            case .decimal, .text: return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
             }
         }
 
@@ -93,15 +112,32 @@ extension JSON {
         public var isInteger: Bool {
             switch storage {
             case .integer: return true
-            case .text: return normalized.exponent >= 0
+            case .decimal, .text: return normalized.exponent >= 0
             }
         }
 
         var normalized: NormalizedNumber {
             switch storage {
             case .integer(let value): return NormalizedNumber(value)
-            case .text(let text): return NormalizedNumber(jsonText: text)
+            case .decimal, .text: return NormalizedNumber(jsonText: text)
             }
+        }
+
+        /// 10^0 … 10^22: the powers of ten a `Double` holds exactly.
+        static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+            var power = 1.0
+            for _ in 0..<exponent { power *= 10 }
+            return power
+        }
+
+        /// `significand` written with a decimal point before its last `fractionDigits` digits.
+        private static func text(significand: Int64, fractionDigits: Int) -> String {
+            var digits = String(significand.magnitude)
+            if digits.utf8.count <= fractionDigits {
+                digits = String(repeating: "0", count: fractionDigits + 1 - digits.utf8.count) + digits
+            }
+            let point = digits.index(digits.endIndex, offsetBy: -fractionDigits)
+            return (significand < 0 ? "-" : "") + digits[..<point] + "." + digits[point...]
         }
 
         private static func text(for value: Double) -> String {
@@ -116,8 +152,13 @@ extension JSON {
 extension JSON.Number: Hashable {
     /// Whether two numbers have the same value, however they are written.
     public static func == (lhs: JSON.Number, rhs: JSON.Number) -> Bool {
-        if case .integer(let left) = lhs.storage, case .integer(let right) = rhs.storage {
+        switch (lhs.storage, rhs.storage) {
+        case let (.integer(left), .integer(right)):
             return left == right
+        case let (.decimal(left, leftDigits), .decimal(right, rightDigits)) where leftDigits == rightDigits:
+            return left == right
+        default:
+            break
         }
         return lhs.normalized == rhs.normalized
     }

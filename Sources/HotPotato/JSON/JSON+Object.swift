@@ -46,6 +46,15 @@ extension JSON {
             if uniqueMembers.count > Self.indexThreshold { index = KeyIndex(uniqueMembers) }
         }
 
+        /// Creates an object from members with unique keys and, when the caller has it, the
+        /// key → position table for them.
+        init(uniqueMembers: [Member], positions: [String: Int]?) {
+            members = uniqueMembers
+            if uniqueMembers.count > Self.indexThreshold {
+                index = positions.map(KeyIndex.init(positions:)) ?? KeyIndex(uniqueMembers)
+            }
+        }
+
         /// Creates an object from a dictionary, its keys sorted so that the order is stable.
         public init(_ dictionary: [String: JSON]) {
             self.init(uniqueMembers: dictionary.keys.sorted().map { Member(key: $0, value: dictionary[$0]!) })
@@ -100,6 +109,10 @@ final class KeyIndex: Sendable {
     init(_ members: [JSON.Object.Member]) {
         var positions = [String: Int](minimumCapacity: members.count)
         for (position, member) in members.enumerated() { positions[member.key] = position }
+        self.positions = positions
+    }
+
+    init(positions: [String: Int]) {
         self.positions = positions
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What scanning a string found out about it.
 struct StringFlags {
     var hasEscape = false
@@ -17,14 +19,21 @@ extension IncrementalJSONParser {
         var index = start
         var high: UInt64 = 0
         while true {
-            // Eight bytes at a time until one of them is a quote, a backslash or a control byte.
+            // Eight bytes at a time until one of them is a quote, a backslash or a control byte;
+            // then straight to the first such byte (the lowest flag of each mask is exact).
             while index + 8 <= end {
                 let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                high |= word
                 let quote = Self.zeroByteMask(word ^ 0x2222_2222_2222_2222)
                 let backslash = Self.zeroByteMask(word ^ 0x5C5C_5C5C_5C5C_5C5C)
                 let control = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
-                if quote | backslash | control != 0 { break }
+                let special = quote | backslash | control
+                if special != 0 {
+                    let skipped = special.trailingZeroBitCount >> 3
+                    high |= skipped == 0 ? 0 : word & (UInt64.max >> (64 - 8 * skipped))
+                    index += skipped
+                    break
+                }
+                high |= word
                 index += 8
             }
             guard index < end else { break }
@@ -50,23 +59,65 @@ extension IncrementalJSONParser {
         return nil
     }
 
-    /// The string between `start` and `end` (exclusive), escapes decoded, UTF-8 checked.
+    /// The string between `start` and `end` (exclusive), escapes decoded, UTF-8 checked. A string
+    /// with escapes is decoded into ``scratch``, where its bytes stay until the next one.
     mutating func makeString(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64) throws -> String {
-        let bytes = UnsafeRawBufferPointer(start: base + start, count: end - start)
         if !flags.hasEscape {
+            let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
             if !flags.hasNonASCII { return String(decoding: bytes, as: UTF8.self) }
-            return try validated(bytes, origin: origin + Int64(start))
+            return try validString(bytes, origin: origin + Int64(start))
         }
-        scratch.removeAll(keepingCapacity: true)
-        var index = start
-        var runStart = start
-        while index < end {
-            guard base[index] == UInt8(ascii: "\\") else {
-                index += 1
-                continue
+        try unescape(base, from: start, to: end, origin: origin)
+        return try scratch.withUnsafeBufferPointer { decoded in
+            if !flags.hasNonASCII { return String(decoding: decoded, as: UTF8.self) }
+            return try validString(decoded, origin: origin + Int64(start))
+        }
+    }
+
+    /// The string of UTF-8 `bytes`, or an error at the first byte that is not strict UTF-8.
+    ///
+    /// One validating pass: the standard library's own, which replaces what is invalid; the
+    /// string's bytes are the given ones exactly when nothing was replaced.
+    private func validString(_ bytes: UnsafeBufferPointer<UInt8>, origin: Int64) throws -> String {
+        var string = String(decoding: bytes, as: UTF8.self)
+        let unchanged = string.withUTF8 { made in
+            made.count == bytes.count && memcmp(made.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        }
+        if unchanged { return string }
+        try validate(UnsafeRawBufferPointer(bytes), origin: origin)
+        return string
+    }
+
+    /// Checks the string between `start` and `end` as ``makeString(_:from:to:flags:origin:)``
+    /// would, without making it.
+    mutating func checkString(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64) throws {
+        if !flags.hasEscape {
+            if flags.hasNonASCII {
+                try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
             }
-            scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
-            let escape = base[index + 1]
+            return
+        }
+        try unescape(base, from: start, to: end, origin: origin)
+        if flags.hasNonASCII {
+            try scratch.withUnsafeBytes { try validate($0, origin: origin + Int64(start)) }
+        }
+    }
+
+    /// Decodes the escapes of the string between `start` and `end` into ``scratch``.
+    private mutating func unescape(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, origin: Int64) throws {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.reserveCapacity(end - start)
+        var index = start
+        while index < end {
+            // Copy the run up to the next backslash in one go.
+            let run = UnsafeRawPointer(base + index)
+            guard let found = memchr(run, Int32(UInt8(ascii: "\\")), end - index) else {
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base + index, count: end - index))
+                return
+            }
+            let backslash = index + (UnsafeRawPointer(found) - run)
+            scratch.append(contentsOf: UnsafeBufferPointer(start: base + index, count: backslash - index))
+            let escape = base[backslash + 1]
             switch escape {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
             case UInt8(ascii: "b"): scratch.append(0x08)
@@ -75,18 +126,13 @@ extension IncrementalJSONParser {
             case UInt8(ascii: "r"): scratch.append(0x0D)
             case UInt8(ascii: "t"): scratch.append(0x09)
             case UInt8(ascii: "u"):
-                index = try appendUnicodeEscape(base, at: index, end: end, origin: origin)
-                runStart = index
+                index = try appendUnicodeEscape(base, at: backslash, end: end, origin: origin)
                 continue
             default:
-                throw syntaxError("Invalid escape \\\(Self.describe(escape)) in a string", at: origin + Int64(index))
+                throw syntaxError("Invalid escape \\\(Self.describe(escape)) in a string", at: origin + Int64(backslash))
             }
-            index += 2
-            runStart = index
+            index = backslash + 2
         }
-        scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: end - runStart))
-        if !flags.hasNonASCII { return String(decoding: scratch, as: UTF8.self) }
-        return try scratch.withUnsafeBytes { try validated($0, origin: origin + Int64(start)) }
     }
 
     /// Decodes `\uXXXX` (and the low half of a surrogate pair) at `index` into `scratch`; returns
@@ -128,15 +174,11 @@ extension IncrementalJSONParser {
         return next
     }
 
-    /// Strict UTF-8 to `String`, or an error at the first invalid byte.
-    private func validated(_ bytes: UnsafeRawBufferPointer, origin: Int64) throws -> String {
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            if let string = String(validating: bytes, as: UTF8.self) { return string }
-        } else if UTF8Validation.firstInvalidOffset(in: bytes) == nil {
-            return String(decoding: bytes, as: UTF8.self)
+    /// Fails at the first byte that is not strict UTF-8.
+    private func validate(_ bytes: UnsafeRawBufferPointer, origin: Int64) throws {
+        if let offset = UTF8Validation.firstInvalidOffset(in: bytes) {
+            throw syntaxError("Invalid UTF-8 in a string", at: origin + Int64(offset))
         }
-        let offset = UTF8Validation.firstInvalidOffset(in: bytes) ?? 0
-        throw syntaxError("Invalid UTF-8 in a string", at: origin + Int64(offset))
     }
 
     /// A byte mask with the high bit set in every byte of `word` that is zero (and possibly in
@@ -178,6 +220,7 @@ extension IncrementalJSONParser {
             throw syntaxError("Invalid number: \(Self.describe(base[index])) after the minus sign", at: origin + Int64(index))
         }
         var isInteger = true
+        var fractionDigits = 0
         if index < end, base[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
@@ -185,10 +228,16 @@ extension IncrementalJSONParser {
                 if index >= end && !final { return nil }
                 throw syntaxError("A decimal point must be followed by digits", at: origin + Int64(index))
             }
-            while isDigit(index) { index += 1 }
+            while isDigit(index) {
+                if digits + fractionDigits < 19 { magnitude = magnitude &* 10 &+ UInt64(base[index] &- UInt8(ascii: "0")) }
+                fractionDigits += 1
+                index += 1
+            }
         }
+        var hasExponent = false
         if index < end, base[index] == UInt8(ascii: "e") || base[index] == UInt8(ascii: "E") {
             isInteger = false
+            hasExponent = true
             index += 1
             if index < end, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") { index += 1 }
             guard isDigit(index) else {
@@ -200,6 +249,12 @@ extension IncrementalJSONParser {
         if index >= end && !final { return nil }
         if isInteger && digits <= 18 {
             return (JSON.Number(negative ? -Int64(magnitude) : Int64(magnitude)), index)
+        }
+        // Plain decimals of up to 18 digits in all stay inline (not negative zero: its sign
+        // would be lost).
+        if !hasExponent && digits + fractionDigits <= 18 && (magnitude != 0 || !negative) {
+            let significand = negative ? -Int64(magnitude) : Int64(magnitude)
+            return (JSON.Number(significand: significand, fractionDigits: UInt8(fractionDigits)), index)
         }
         let text = String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
         return (JSON.Number(validatedText: text), index)

@@ -2,24 +2,25 @@
 /// value is ready right after the last byte.
 ///
 /// It is a state machine over an explicit stack of open arrays and objects (so deep nesting cannot
-/// overflow the call stack, and the depth is limited anyway). A token cut by a chunk boundary is
-/// carried over: its bytes are kept until the next chunk completes it, and scanning resumes
-/// where it stopped, so every byte is looked at a bounded number of times.
+/// overflow the call stack, and the depth is limited anyway). The children of open containers
+/// wait on one ``JSONValueStack`` and are moved into an exactly sized array when their container
+/// closes. A token cut by a chunk boundary is carried over: its bytes are kept until the next
+/// chunk completes it, so every byte is looked at a bounded number of times.
 ///
 /// Three modes:
 /// - `.document`: one value; ``finish()`` returns it.
 /// - `.lines`: JSON Lines — one value per line, each handed to `onElement` as it completes.
-/// - `.elements(path:)`: the elements of the array at a key path (empty: the top-level array),
+/// - `.elements`: the elements of the array at a key path (empty: the top-level array),
 ///   each handed to `onElement` as it completes and then dropped; values elsewhere in the document
 ///   are checked but not built, so memory is bounded by the largest element.
 ///
-/// A value type, so that its state is checked for exclusive access at compile time rather than
-/// on every access at run time. One caller, one body.
-struct IncrementalJSONParser {
+/// Not copyable: one caller, one body, and the stacks are freed with it.
+struct IncrementalJSONParser: ~Copyable {
     enum Mode {
         case document
         case lines
-        case elements(path: [String])
+        /// The elements of the array at ``path``.
+        case elements
     }
 
     /// Receives each element (`.lines`, `.elements`) and its index from 0. May throw to stop.
@@ -28,19 +29,21 @@ struct IncrementalJSONParser {
     let options: JSONParsingOptions
     let mode: Mode
     var onElement: ElementHandler?
+    /// The largest element accepted in `.lines` and `.elements`, in bytes; `nil` for no limit.
+    var maximumElementSize: Int64?
 
     /// Bytes fed so far.
     private(set) var consumed: Int64 = 0
-    private var line = 1
-    private var lineStart: Int64 = 0
+    var line = 1
+    var lineStart: Int64 = 0
 
-    enum Expect {
+    enum Expect: Equatable {
         case value, valueOrArrayEnd, keyOrObjectEnd, key, colon, commaOrEnd, end, lineEnd
     }
 
-    private(set) var expect = Expect.value
+    var expect = Expect.value
 
-    enum Role {
+    enum Role: Equatable {
         /// Built into a value.
         case build
         /// Checked, not built: outside the key path of `.elements`.
@@ -51,24 +54,35 @@ struct IncrementalJSONParser {
         case target
     }
 
+    /// An open array or object. Its children are on ``stack`` from `valueStart` (and its keys
+    /// from `keyStart`).
     struct Frame {
         var isObject: Bool
         var role: Role
-        var elements: [JSON] = []
-        var members: [JSON.Object.Member] = []
-        var keyPositions: [String: Int]?
-        var pendingKey = ""
+        var valueStart: Int
+        var keyStart: Int
+        /// Children completed so far.
         var count = 0
+        /// `.path` object: the key just read is the path's next component.
+        var keyMatches = false
+        /// `.build` object: the position of the earlier member whose key was just read again.
+        var duplicateOf = -1
+        /// `.build` object: a key → position table is kept in ``keyIndexes`` at this depth.
+        var hasIndex = false
     }
 
-    var stack: [Frame] = []
-    /// Per depth, how many children the last container there had: new containers reserve that
-    /// much, so a document of similar records grows each array once, not at every power of two.
-    private var capacityHints: [Int] = []
-    private var root: JSON?
+    var frames: [Frame] = []
+    var stack = JSONValueStack()
+    /// Key → position tables of the open objects with many members, by depth.
+    var keyIndexes: [Int: [String: Int]] = [:]
+    var root: JSON?
     private(set) var elementsEmitted = 0
-    private var targetSeen = false
-    private let path: [String]
+    /// Where the element being read started (`.lines`, `.elements`).
+    var elementStart: Int64?
+    var targetSeen = false
+    let path: [String]
+    /// The path components as array indices, where they are numbers.
+    let pathIndices: [Int?]
 
     /// A token cut by the end of a chunk, waiting for the rest.
     enum Pending {
@@ -78,16 +92,28 @@ struct IncrementalJSONParser {
         case literal(length: Int)
     }
 
-    private var pending = Pending.none
-    private var carry: [UInt8] = []
-    private var carryStart: Int64 = 0
+    var pending = Pending.none
+    var carry: [UInt8] = []
+    var carryStart: Int64 = 0
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
+    var keyCache = JSONKeyCache()
 
-    init(mode: Mode = .document, options: JSONParsingOptions = JSONParsingOptions()) {
+    /// - Parameters:
+    ///   - path: `.elements`: the key path of the array, as components (`["data", "users"]`);
+    ///     empty for the top-level array.
+    init(mode: Mode = .document, path: [String] = [], options: JSONParsingOptions = JSONParsingOptions()) {
         self.mode = mode
         self.options = options
-        if case .elements(let path) = mode { self.path = path } else { self.path = [] }
+        self.path = path
+        pathIndices = path.map { Int($0) }
+    }
+
+    /// Counts `length` bytes at the start of the body that are not part of the document (a
+    /// byte-order mark), so that offsets and columns stay those of the body.
+    mutating func skipLeadingBytes(_ length: Int) {
+        consumed += Int64(length)
+        lineStart = consumed
     }
 
     /// Parses the next bytes of the body.
@@ -101,12 +127,14 @@ struct IncrementalJSONParser {
         if case .none = pending {} else {
             guard let resume = try continuePending(base, count: bytes.count) else {
                 consumed += Int64(bytes.count)
+                try checkElementSize()
                 return
             }
             start = resume
         }
         try run(base, from: start, end: bytes.count)
         consumed += Int64(bytes.count)
+        try checkElementSize()
     }
 
     /// Ends the body: completes a number cut by the end, checks that the document is whole, and
@@ -121,21 +149,21 @@ struct IncrementalJSONParser {
                 try scanNumber(buffer.baseAddress!, from: 0, end: buffer.count, origin: origin, final: true)!
             }
             pending = .none
-            try complete(.number(number.value), at: carryStart)
+            expect = try complete(.number(number.value), at: carryStart)
         case .string, .literal:
             throw syntaxError("The document ends inside a value", at: consumed)
         }
         switch mode {
         case .document:
-            guard case .end = expect, let root else {
+            guard case .end = expect, let value = root.take() else {
                 throw syntaxError(
-                    consumed == 0 || (stack.isEmpty && root == nil && expect == .value)
+                    consumed == 0 || (frames.isEmpty && root == nil && expect == .value)
                         ? "The document is empty" : "The document ends before its value is complete",
                     at: consumed)
             }
-            return root
+            return value
         case .lines:
-            guard stack.isEmpty, expect == .lineEnd || expect == .value else {
+            guard frames.isEmpty, expect == .lineEnd || expect == .value else {
                 throw syntaxError("The last line ends before its value is complete", at: consumed)
             }
             return .null
@@ -157,6 +185,11 @@ struct IncrementalJSONParser {
     private mutating func run(_ base: UnsafePointer<UInt8>, from start: Int, end: Int) throws {
         var position = start
         let origin = consumed
+        // A local copy, so that it stays in a register; written back however the run ends.
+        var expect = self.expect
+        defer { self.expect = expect }
+        let tracksElements: Bool
+        if case .document = mode { tracksElements = false } else { tracksElements = true }
         while position < end {
             let byte = base[position]
             if byte <= 0x20 {
@@ -177,9 +210,12 @@ struct IncrementalJSONParser {
             switch expect {
             case .value, .valueOrArrayEnd:
                 if byte == UInt8(ascii: "]"), case .valueOrArrayEnd = expect {
-                    try close(isObject: false, at: origin + Int64(position))
+                    expect = try close(isObject: false, at: origin + Int64(position))
                     position += 1
                     continue
+                }
+                if tracksElements, elementStart == nil, isAtElementLevel {
+                    elementStart = origin + Int64(position)
                 }
                 switch byte {
                 case UInt8(ascii: "{"):
@@ -193,19 +229,17 @@ struct IncrementalJSONParser {
                 case UInt8(ascii: "\""):
                     var flags = StringFlags()
                     guard let closing = try scanString(base, from: position + 1, end: end, origin: origin, flags: &flags) else {
-                        stash(.string(isKey: false, escapeNext: flags.endsInEscape),
-                              base, from: position, end: end)
+                        stash(.string(isKey: false, escapeNext: flags.endsInEscape), base, from: position, end: end)
                         return
                     }
-                    let string = try makeString(base, from: position + 1, to: closing, flags: flags, origin: origin)
-                    try complete(.string(string), at: origin + Int64(position))
+                    expect = try completeString(base, from: position + 1, to: closing, flags: flags, origin: origin)
                     position = closing + 1
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                     guard let number = try scanNumber(base, from: position, end: end, origin: origin, final: false) else {
                         stash(.number, base, from: position, end: end)
                         return
                     }
-                    try complete(.number(number.value), at: origin + Int64(position))
+                    expect = try complete(.number(number.value), at: origin + Int64(position))
                     position = number.end
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                     let length = byte == UInt8(ascii: "f") ? 5 : 4
@@ -215,14 +249,14 @@ struct IncrementalJSONParser {
                         return
                     }
                     let value = try literal(base + position, length: length, at: origin + Int64(position))
-                    try complete(value, at: origin + Int64(position))
+                    expect = try complete(value, at: origin + Int64(position))
                     position += length
                 default:
                     throw syntaxError("Unexpected character \(Self.describe(byte)) where a value was expected", at: origin + Int64(position))
                 }
             case .keyOrObjectEnd, .key:
                 if byte == UInt8(ascii: "}"), case .keyOrObjectEnd = expect {
-                    try close(isObject: true, at: origin + Int64(position))
+                    expect = try close(isObject: true, at: origin + Int64(position))
                     position += 1
                     continue
                 }
@@ -231,13 +265,18 @@ struct IncrementalJSONParser {
                 }
                 var flags = StringFlags()
                 guard let closing = try scanString(base, from: position + 1, end: end, origin: origin, flags: &flags) else {
-                    stash(.string(isKey: true, escapeNext: flags.endsInEscape),
-                          base, from: position, end: end)
+                    stash(.string(isKey: true, escapeNext: flags.endsInEscape), base, from: position, end: end)
                     return
                 }
-                stack[stack.count - 1].pendingKey = try makeString(base, from: position + 1, to: closing, flags: flags, origin: origin)
-                expect = .colon
+                try readKey(base, from: position + 1, to: closing, flags: flags, origin: origin)
                 position = closing + 1
+                // Most keys are followed by the colon right away.
+                if position < end, base[position] == UInt8(ascii: ":") {
+                    expect = .value
+                    position += 1
+                } else {
+                    expect = .colon
+                }
             case .colon:
                 guard byte == UInt8(ascii: ":") else {
                     throw syntaxError("Expected ':' after a key, found \(Self.describe(byte))", at: origin + Int64(position))
@@ -245,11 +284,11 @@ struct IncrementalJSONParser {
                 expect = .value
                 position += 1
             case .commaOrEnd:
-                let isObject = stack[stack.count - 1].isObject
+                let isObject = frames[frames.count - 1].isObject
                 if byte == UInt8(ascii: ",") {
                     expect = isObject ? .key : .value
                 } else if byte == UInt8(ascii: isObject ? "}" : "]") {
-                    try close(isObject: isObject, at: origin + Int64(position))
+                    expect = try close(isObject: isObject, at: origin + Int64(position))
                 } else {
                     throw syntaxError(
                         "Expected ',' or '\(isObject ? "}" : "]")', found \(Self.describe(byte))", at: origin + Int64(position))
@@ -263,245 +302,31 @@ struct IncrementalJSONParser {
         }
     }
 
-    // MARK: - Containers
+    // MARK: - Elements
 
-    private mutating func push(isObject: Bool, at offset: Int64) throws {
-        guard stack.count < options.maximumDepth else {
-            throw syntaxError("The document nests deeper than \(options.maximumDepth) levels", at: offset)
-        }
-        let role: Role
-        if let parent = stack.last {
-            switch parent.role {
-            case .build, .target: role = .build
-            case .skip: role = .skip
-            case .path(let component): role = try childRole(parent, component: component, isArray: !isObject, at: offset)
-            }
-        } else {
-            switch mode {
-            case .document, .lines:
-                role = .build
-            case .elements:
-                if path.isEmpty {
-                    guard !isObject else { throw syntaxError("The document is not an array", at: offset) }
-                    role = .target
-                } else {
-                    role = .path(0)
-                }
-            }
-        }
-        if case .target = role { targetSeen = true }
-        var frame = Frame(isObject: isObject, role: role)
-        if case .build = role {
-            let depth = stack.count
-            if depth < capacityHints.count, capacityHints[depth] > 0 {
-                if isObject {
-                    frame.members.reserveCapacity(capacityHints[depth])
-                } else {
-                    frame.elements.reserveCapacity(capacityHints[depth])
-                }
-            }
-        }
-        stack.append(consume frame)
-    }
-
-    /// The role of a child of a frame on the key path.
-    private func childRole(_ parent: Frame, component: Int, isArray: Bool, at offset: Int64) throws -> Role {
-        guard matches(parent, component: component) else { return .skip }
-        if component + 1 == path.count {
-            guard isArray else {
-                throw syntaxError("The value at \"\(path.joined(separator: "."))\" is not an array", at: offset)
-            }
-            return .target
-        }
-        return .path(component + 1)
-    }
-
-    private func matches(_ frame: Frame, component: Int) -> Bool {
-        frame.isObject ? frame.pendingKey == path[component] : String(frame.count) == path[component]
-    }
-
-    private mutating func close(isObject: Bool, at offset: Int64) throws {
-        var frame = stack.removeLast()
-        switch frame.role {
-        case .build:
-            let depth = stack.count
-            if depth >= capacityHints.count { capacityHints.append(contentsOf: repeatElement(0, count: depth + 1 - capacityHints.count)) }
-            capacityHints[depth] = min(isObject ? frame.members.count : frame.elements.count, 4096)
-            // Move the children out of the frame rather than copy them.
-            let value: JSON
-            if isObject {
-                var members: [JSON.Object.Member] = []
-                swap(&members, &frame.members)
-                value = .object(JSON.Object(uniqueMembers: members))
-            } else {
-                var elements: [JSON] = []
-                swap(&elements, &frame.elements)
-                value = .array(elements)
-            }
-            try complete(value, at: offset)
-        case .skip, .path, .target:
-            try completeUnbuilt(at: offset)
+    /// Whether a value starting now is an element (`.lines`: at the top level; `.elements`: in
+    /// the target array).
+    private var isAtElementLevel: Bool {
+        switch mode {
+        case .document: return false
+        case .lines: return frames.isEmpty
+        case .elements: return frames.last?.role == .target
         }
     }
 
-    /// A value is complete: add it to its container, emit it, or end the document.
-    private mutating func complete(_ value: consuming JSON, at offset: Int64) throws {
-        guard !stack.isEmpty else {
-            switch mode {
-            case .document:
-                root = value
-                expect = .end
-            case .lines:
-                try emit(value)
-                expect = .lineEnd
-            case .elements:
-                throw syntaxError("The document is not an array", at: offset)
-            }
-            return
-        }
-        let top = stack.count - 1
-        switch stack[top].role {
-        case .build:
-            if stack[top].isObject {
-                try insertMember(value, into: top, at: offset)
-            } else {
-                stack[top].elements.append(value)
-            }
-        case .target:
-            try emit(value)
-        case .path(let component):
-            if matches(stack[top], component: component), component + 1 == path.count {
-                throw syntaxError("The value at \"\(path.joined(separator: "."))\" is not an array", at: offset)
-            }
-        case .skip:
-            break
-        }
-        stack[top].count += 1
-        expect = .commaOrEnd
+    /// Fails when the element being read has grown past ``maximumElementSize``.
+    private func checkElementSize() throws {
+        guard let limit = maximumElementSize, let start = elementStart, consumed - start > limit else { return }
+        var error = syntaxError("Element \(elementsEmitted) is larger than \(limit) bytes", at: start)
+        error.kind = .elementTooLarge
+        throw error
     }
 
-    private mutating func completeUnbuilt(at offset: Int64) throws {
-        guard !stack.isEmpty else {
-            expect = .end
-            return
-        }
-        stack[stack.count - 1].count += 1
-        expect = .commaOrEnd
-    }
-
-    private mutating func insertMember(_ value: consuming JSON, into top: Int, at offset: Int64) throws {
-        var key = ""
-        swap(&key, &stack[top].pendingKey)
-        let existing: Int?
-        if let positions = stack[top].keyPositions {
-            existing = positions[key]
-        } else {
-            existing = stack[top].members.firstIndex { $0.key == key }
-        }
-        if let existing {
-            switch options.duplicateKeys {
-            case .useLast: stack[top].members[existing].value = value
-            case .useFirst: break
-            case .reject: throw syntaxError("The key \"\(key)\" appears twice in an object", at: offset)
-            }
-            return
-        }
-        stack[top].members.append(JSON.Object.Member(key: key, value: value))
-        let count = stack[top].members.count
-        if stack[top].keyPositions != nil {
-            stack[top].keyPositions![key] = count - 1
-        } else if count > JSON.Object.indexThreshold {
-            var positions = [String: Int](minimumCapacity: count * 2)
-            for (position, member) in stack[top].members.enumerated() { positions[member.key] = position }
-            stack[top].keyPositions = positions
-        }
-    }
-
-    private mutating func emit(_ value: consuming JSON) throws {
+    mutating func emit(_ value: consuming JSON) throws {
         let index = elementsEmitted
         elementsEmitted += 1
+        elementStart = nil
         try onElement?(value, index)
-    }
-
-    // MARK: - Tokens cut by a chunk boundary
-
-    private mutating func stash(_ kind: Pending, _ base: UnsafePointer<UInt8>, from start: Int, end: Int) {
-        pending = kind
-        carry.removeAll(keepingCapacity: true)
-        carry.append(contentsOf: UnsafeBufferPointer(start: base + start, count: end - start))
-        carryStart = consumed + Int64(start)
-    }
-
-    /// Completes the pending token with the start of a new chunk. Returns where to go on in the
-    /// chunk, or `nil` when the whole chunk belongs to the token.
-    private mutating func continuePending(_ base: UnsafePointer<UInt8>, count: Int) throws -> Int? {
-        switch pending {
-        case .none:
-            return 0
-        case .string(let isKey, var escapeNext):
-            var closing: Int?
-            for index in 0..<count {
-                let byte = base[index]
-                if escapeNext {
-                    escapeNext = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escapeNext = true
-                } else if byte == UInt8(ascii: "\"") {
-                    closing = index
-                    break
-                }
-            }
-            guard let closing else {
-                carry.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
-                pending = .string(isKey: isKey, escapeNext: escapeNext)
-                return nil
-            }
-            carry.append(contentsOf: UnsafeBufferPointer(start: base, count: closing + 1))
-            pending = .none
-            let origin = carryStart
-            let string = try carry.withUnsafeBufferPointer { buffer -> String in
-                var flags = StringFlags()
-                let start = buffer.baseAddress!
-                guard let end = try scanString(start, from: 1, end: buffer.count, origin: origin, flags: &flags) else {
-                    throw syntaxError("Unterminated string", at: origin)
-                }
-                return try makeString(start, from: 1, to: end, flags: flags, origin: origin)
-            }
-            if isKey {
-                stack[stack.count - 1].pendingKey = string
-                expect = .colon
-            } else {
-                try complete(.string(string), at: carryStart)
-            }
-            return closing + 1
-        case .number:
-            var end = 0
-            while end < count, Self.isNumberByte(base[end]) { end += 1 }
-            carry.append(contentsOf: UnsafeBufferPointer(start: base, count: end))
-            guard end < count else { return nil }
-            pending = .none
-            let origin = carryStart
-            let number = try carry.withUnsafeBufferPointer { buffer in
-                try scanNumber(buffer.baseAddress!, from: 0, end: buffer.count, origin: origin, final: true)!
-            }
-            guard number.end == carry.count else {
-                throw syntaxError("Unexpected character in a number", at: carryStart + Int64(number.end))
-            }
-            try complete(.number(number.value), at: carryStart)
-            return end
-        case .literal(let length):
-            let take = min(length - carry.count, count)
-            carry.append(contentsOf: UnsafeBufferPointer(start: base, count: take))
-            let start = carryStart
-            if carry.count < length {
-                try carry.withUnsafeBufferPointer { try checkLiteralPrefix($0.baseAddress!, count: $0.count, at: start) }
-                return nil
-            }
-            pending = .none
-            let value = try carry.withUnsafeBufferPointer { try literal($0.baseAddress!, length: length, at: start) }
-            try complete(value, at: carryStart)
-            return take
-        }
     }
 
     // MARK: - Errors
@@ -514,15 +339,5 @@ struct IncrementalJSONParser {
     static func describe(_ byte: UInt8) -> String {
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         return "byte 0x" + String(byte, radix: 16, uppercase: true)
-    }
-
-    static func isNumberByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
-             UInt8(ascii: "e"), UInt8(ascii: "E"):
-            return true
-        default:
-            return false
-        }
     }
 }

@@ -1,0 +1,204 @@
+extension IncrementalJSONParser {
+    // MARK: - Opening and closing
+
+    mutating func push(isObject: Bool, at offset: Int64) throws {
+        guard frames.count < options.maximumDepth else {
+            throw syntaxError("The document nests deeper than \(options.maximumDepth) levels", at: offset)
+        }
+        let role: Role
+        if let parent = frames.last {
+            switch parent.role {
+            case .build, .target: role = .build
+            case .skip: role = .skip
+            case .path(let component): role = try childRole(parent, component: component, isArray: !isObject, at: offset)
+            }
+        } else {
+            switch mode {
+            case .document, .lines:
+                role = .build
+            case .elements:
+                if path.isEmpty {
+                    guard !isObject else { throw syntaxError("The document is not an array", at: offset) }
+                    role = .target
+                } else {
+                    role = .path(0)
+                }
+            }
+        }
+        if case .target = role { targetSeen = true }
+        frames.append(Frame(isObject: isObject, role: role, valueStart: stack.valueCount, keyStart: stack.keyCount))
+    }
+
+    /// The role of a child of a frame on the key path.
+    private func childRole(_ parent: Frame, component: Int, isArray: Bool, at offset: Int64) throws -> Role {
+        guard matches(parent, component: component) else { return .skip }
+        if component + 1 == path.count {
+            guard isArray else {
+                throw syntaxError("The value at \"\(path.joined(separator: "."))\" is not an array", at: offset)
+            }
+            return .target
+        }
+        return .path(component + 1)
+    }
+
+    /// Whether the child a frame on the key path is reading now is the path's next component.
+    private func matches(_ frame: Frame, component: Int) -> Bool {
+        frame.isObject ? frame.keyMatches : pathIndices[component] == frame.count
+    }
+
+    /// Closes the innermost container; returns what comes next.
+    mutating func close(isObject: Bool, at offset: Int64) throws -> Expect {
+        let frame = frames.removeLast()
+        guard case .build = frame.role else {
+            return completeUnbuilt()
+        }
+        if isObject {
+            let positions = frame.hasIndex ? keyIndexes.removeValue(forKey: frames.count) : nil
+            return try complete(
+                .object(stack.popObject(keysFrom: frame.keyStart, valuesFrom: frame.valueStart, positions: positions)),
+                at: offset)
+        }
+        return try complete(.array(stack.popArray(from: frame.valueStart)), at: offset)
+    }
+
+    // MARK: - Completed values
+
+    /// Whether a value completed now is kept, rather than only checked.
+    var isBuilding: Bool {
+        guard let top = frames.last else {
+            if case .elements = mode { return false }
+            return true
+        }
+        switch top.role {
+        case .build, .target: return true
+        case .skip, .path: return false
+        }
+    }
+
+    /// A value is complete: add it to its container, emit it, or end the document. Returns what
+    /// comes next.
+    mutating func complete(_ value: consuming JSON, at offset: Int64) throws -> Expect {
+        let top = frames.count - 1
+        guard top >= 0 else {
+            switch mode {
+            case .document:
+                root = value
+                return .end
+            case .lines:
+                try emit(value)
+                return .lineEnd
+            case .elements:
+                throw syntaxError("The document is not an array", at: offset)
+            }
+        }
+        switch frames[top].role {
+        case .build:
+            let duplicateOf = frames[top].duplicateOf
+            if duplicateOf < 0 {
+                stack.push(value)
+            } else {
+                frames[top].duplicateOf = -1
+                if case .useLast = options.duplicateKeys {
+                    stack.replaceValue(at: frames[top].valueStart + duplicateOf, with: value)
+                }
+            }
+        case .target:
+            try emit(value)
+        case .path(let component):
+            if matches(frames[top], component: component), component + 1 == path.count {
+                throw syntaxError("The value at \"\(path.joined(separator: "."))\" is not an array", at: offset)
+            }
+        case .skip:
+            break
+        }
+        frames[top].count += 1
+        return .commaOrEnd
+    }
+
+    /// A string value is complete: built when it is kept, otherwise only checked.
+    mutating func completeString(
+        _ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64
+    ) throws -> Expect {
+        if isBuilding {
+            let string = try makeString(base, from: start, to: end, flags: flags, origin: origin)
+            return try complete(.string(string), at: origin + Int64(start - 1))
+        }
+        try checkString(base, from: start, to: end, flags: flags, origin: origin)
+        return try complete(.null, at: origin + Int64(start - 1))
+    }
+
+    /// A container that was only checked is complete.
+    private mutating func completeUnbuilt() -> Expect {
+        guard !frames.isEmpty else { return .end }
+        frames[frames.count - 1].count += 1
+        return .commaOrEnd
+    }
+
+    // MARK: - Keys
+
+    /// Reads the key between `start` and `end` for the open object, applying the duplicate-key
+    /// policy.
+    mutating func readKey(
+        _ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64
+    ) throws {
+        let top = frames.count - 1
+        switch frames[top].role {
+        case .build:
+            let key: String
+            let fingerprint: UInt64
+            if flags.hasEscape {
+                key = try makeString(base, from: start, to: end, flags: flags, origin: origin)
+                fingerprint = scratch.withUnsafeBufferPointer {
+                    JSONValueStack.fingerprint($0.baseAddress!, count: $0.count)
+                }
+            } else {
+                fingerprint = JSONValueStack.fingerprint(base + start, count: end - start)
+                if let cached = keyCache.key(base + start, count: end - start, fingerprint: fingerprint) {
+                    key = cached
+                } else {
+                    key = try makeString(base, from: start, to: end, flags: flags, origin: origin)
+                    keyCache.insert(key, count: end - start, fingerprint: fingerprint)
+                }
+            }
+            try insertKey(key, fingerprint: fingerprint, into: top, at: origin + Int64(start - 1))
+        case .path(let component):
+            let key = try makeString(base, from: start, to: end, flags: flags, origin: origin)
+            frames[top].keyMatches = key == path[component]
+        case .skip, .target:
+            try checkString(base, from: start, to: end, flags: flags, origin: origin)
+        }
+    }
+
+    private mutating func insertKey(_ key: String, fingerprint: UInt64, into top: Int, at offset: Int64) throws {
+        // The frame's fields one by one: copying the whole frame, just written field by field,
+        // stalls on store forwarding.
+        let hasIndex = frames[top].hasIndex
+        let keyStart = frames[top].keyStart
+        let existing: Int?
+        if hasIndex {
+            existing = keyIndexes[top]![key]
+        } else if stack.keyCount > keyStart {
+            existing = stack.position(of: key, fingerprint: fingerprint, from: keyStart)
+        } else {
+            existing = nil
+        }
+        if let existing {
+            if case .reject = options.duplicateKeys {
+                throw syntaxError("The key \"\(key)\" appears twice in an object", at: offset)
+            }
+            frames[top].duplicateOf = existing
+            return
+        }
+        let position = stack.keyCount - keyStart
+        if hasIndex {
+            keyIndexes[top]![key] = position
+        } else if position == JSON.Object.indexThreshold {
+            var positions = [String: Int](minimumCapacity: 2 * position)
+            for index in 0..<position { positions[stack.key(at: keyStart + index)] = index }
+            positions[key] = position
+            keyIndexes[top] = positions
+            frames[top].hasIndex = true
+        }
+        stack.pushKey(key, fingerprint: fingerprint)
+    }
+}
