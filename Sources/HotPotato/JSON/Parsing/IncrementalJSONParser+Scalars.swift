@@ -68,24 +68,35 @@ extension IncrementalJSONParser {
             return try validString(bytes, origin: origin + Int64(start))
         }
         try unescape(base, from: start, to: end, origin: origin)
-        return try scratch.withUnsafeBufferPointer { decoded in
+        let string = scratch.withUnsafeBufferPointer { decoded -> String? in
             if !flags.hasNonASCII { return String(decoding: decoded, as: UTF8.self) }
-            return try validString(decoded, origin: origin + Int64(start))
+            return Self.exactString(decoded)
         }
+        if let string { return string }
+        // Escapes are ASCII and decode to whole characters, so the first invalid byte of the
+        // decoded string is the first invalid byte of the written one.
+        try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
+        throw syntaxError("Invalid UTF-8 in a string", at: origin + Int64(start))
     }
 
     /// The string of UTF-8 `bytes`, or an error at the first byte that is not strict UTF-8.
+    private func validString(_ bytes: UnsafeBufferPointer<UInt8>, origin: Int64) throws -> String {
+        if let string = Self.exactString(bytes) { return string }
+        try validate(UnsafeRawBufferPointer(bytes), origin: origin)
+        throw syntaxError("Invalid UTF-8 in a string", at: origin)
+    }
+
+    /// The string of UTF-8 `bytes`, or `nil` when they are not strict UTF-8.
     ///
     /// One validating pass: the standard library's own, which replaces what is invalid; the
     /// string's bytes are the given ones exactly when nothing was replaced.
-    private func validString(_ bytes: UnsafeBufferPointer<UInt8>, origin: Int64) throws -> String {
+    private static func exactString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard !bytes.isEmpty else { return "" }
         var string = String(decoding: bytes, as: UTF8.self)
         let unchanged = string.withUTF8 { made in
             made.count == bytes.count && memcmp(made.baseAddress!, bytes.baseAddress!, bytes.count) == 0
         }
-        if unchanged { return string }
-        try validate(UnsafeRawBufferPointer(bytes), origin: origin)
-        return string
+        return unchanged ? string : nil
     }
 
     /// Checks the string between `start` and `end` as ``makeString(_:from:to:flags:origin:)``
@@ -99,7 +110,7 @@ extension IncrementalJSONParser {
         }
         try unescape(base, from: start, to: end, origin: origin)
         if flags.hasNonASCII {
-            try scratch.withUnsafeBytes { try validate($0, origin: origin + Int64(start)) }
+            try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
         }
     }
 

@@ -148,6 +148,9 @@ struct IncrementalJSONParser: ~Copyable {
             let number = try carry.withUnsafeBufferPointer { buffer in
                 try scanNumber(buffer.baseAddress!, from: 0, end: buffer.count, origin: origin, final: true)!
             }
+            guard number.end == carry.count else {
+                throw syntaxError("Unexpected character in a number", at: carryStart + Int64(number.end))
+            }
             pending = .none
             expect = try complete(.number(number.value), at: carryStart)
         case .string, .literal:
