@@ -80,6 +80,11 @@ struct AnyCodingKey: CodingKey, Hashable {
         intValue = index
     }
 
+    init(_ key: some CodingKey) {
+        stringValue = key.stringValue
+        intValue = key.intValue
+    }
+
     init?(stringValue: String) { self.init(stringValue) }
     init?(intValue: Int) { self.init(intValue) }
 }

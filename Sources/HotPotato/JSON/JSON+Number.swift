@@ -95,7 +95,7 @@ extension JSON {
                 if significand.magnitude <= 1 << 53, Int(fractionDigits) < Self.exactPowersOfTen.count {
                     return Double(significand) / Self.exactPowersOfTen[Int(fractionDigits)]
                 }
-                return Double(text) ?? .nan
+                return Self.double(significand: significand, fractionDigits: Int(fractionDigits))
             case .text(let text): return Double(text) ?? .nan
             }
         }
@@ -128,6 +128,36 @@ extension JSON {
             var power = 1.0
             for _ in 0..<exponent { power *= 10 }
             return power
+        }
+
+        /// The `Double` nearest to `significand × 10^-fractionDigits`, correctly rounded by the C
+        /// library from `<digits>e-<fractionDigits>`: no decimal point, so no locale is involved,
+        /// and no string is allocated.
+        private static func double(significand: Int64, fractionDigits: Int) -> Double {
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
+                var magnitude = significand.magnitude
+                var position = 31
+                buffer[position] = 0
+                var exponent = fractionDigits
+                repeat {
+                    position -= 1
+                    buffer[position] = CChar(UInt8(ascii: "0") + UInt8(exponent % 10))
+                    exponent /= 10
+                } while exponent > 0
+                position -= 2
+                buffer[position] = CChar(UInt8(ascii: "e"))
+                buffer[position + 1] = CChar(UInt8(ascii: "-"))
+                repeat {
+                    position -= 1
+                    buffer[position] = CChar(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                    magnitude /= 10
+                } while magnitude > 0
+                if significand < 0 {
+                    position -= 1
+                    buffer[position] = CChar(UInt8(ascii: "-"))
+                }
+                return strtod(buffer.baseAddress! + position, nil)
+            }
         }
 
         /// `significand` written with a decimal point before its last `fractionDigits` digits.

@@ -1,0 +1,42 @@
+import Foundation
+
+extension JSON {
+    /// Decodes a `Decodable` type from this value (or from the value at `keyPath`), straight from
+    /// the parsed value: nothing is serialised and parsed again.
+    ///
+    /// ```swift
+    /// let decoder = JSONDecoder()
+    /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+    /// decoder.dateDecodingStrategy = .iso8601
+    /// let users = try json.decode([User].self, atKeyPath: "data.users", using: decoder)
+    /// ```
+    ///
+    /// The decoder's strategies are honoured as `JSONDecoder` honours them — keys (and
+    /// `[String: Value]` keys left as written), dates, data, non-conforming floats — as is its
+    /// `userInfo`, and failures are the `DecodingError`s `JSONDecoder` throws, with the same
+    /// coding paths. Integers decode only when the number fits exactly (`34.0` does for `Int`,
+    /// `34.5` does not); `Decimal` is made from the exact digits. One difference: when a document
+    /// repeats a key, the value kept is the one ``JSONParsingOptions/duplicateKeys`` chose (the last
+    /// by default), where `JSONDecoder` keeps the first.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - keyPath: Where to decode from (`"data.users"`, `"items.0"`); `nil` for this value.
+    ///   - decoder: The `JSONDecoder` whose strategies and `userInfo` to use.
+    /// - Throws: `DecodingError`; ``HotPotatoError/Code/keyPathNotFound`` when there is no value
+    ///   at `keyPath`.
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self, atKeyPath keyPath: String? = nil, using decoder: JSONDecoder = JSONDecoder()
+    ) throws -> T {
+        var value = self
+        if let keyPath {
+            guard let found = self[keyPath] else {
+                var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".")
+                error.keyPath = keyPath
+                throw error
+            }
+            value = found
+        }
+        return try JSONValueDecoder.decode(type, from: value, using: decoder)
+    }
+}

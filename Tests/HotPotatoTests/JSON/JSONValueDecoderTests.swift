@@ -1,0 +1,338 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// Decoding straight from a parsed value gives what `JSONDecoder` gives from the same bytes: the
+/// same values under the same strategies, and the same `DecodingError`s at the same coding paths.
+@Suite struct JSONValueDecoderTests {
+    struct Profile: Codable, Equatable {
+        enum Role: String, Codable { case admin, member }
+        enum Level: Int, Codable { case low = 1, high = 2 }
+        enum Shape: Codable, Equatable {
+            case circle(radius: Double)
+            case label(String)
+            case none
+        }
+
+        struct Address: Codable, Equatable {
+            let street: String
+            let zip: String?
+        }
+
+        let id: Int
+        let big: UInt64
+        let small: Int8
+        let ratio: Float
+        let score: Double
+        let name: String
+        let active: Bool
+        let role: Role
+        let level: Level
+        let tags: [String]
+        let matrix: [[Int]]
+        let counts: [String: Int]
+        let address: Address
+        let previous: Address?
+        let missing: String?
+        let shapes: [Shape]
+        let link: URL
+        let price: Decimal
+        let nothing: [Int?]
+        let raw: JSON
+    }
+
+    static let profileText = #"""
+    {"id": 42, "big": 18446744073709551615, "small": -128, "ratio": 0.1, "score": 3.14159,
+     "name": "Zoë \"Z\" 🥔", "active": true, "role": "admin", "level": 2, "tags": ["a", "b"],
+     "matrix": [[1, 2], [], [3]], "counts": {"x": 1, "y_z": 2}, "address": {"street": "Main", "zip": null},
+     "previous": null, "shapes": [{"circle": {"radius": 2.5}}, {"label": {"_0": "hi"}}, {"none": {}}],
+     "link": "https://example.com/a?b=c", "price": 12345678901234567.89, "nothing": [1, null, 3],
+     "raw": {"free": ["form", 1.50, null]}}
+    """#
+
+    @Test func decodesWhatJSONDecoderDecodes() throws {
+        let ours = try JSON(parsing: Self.profileText).decode(Profile.self)
+        let theirs = try JSONDecoder().decode(Profile.self, from: Data(Self.profileText.utf8))
+        #expect(ours == theirs)
+        #expect(ours.big == .max)
+        #expect(ours.price == Decimal(string: "12345678901234567.89"), "Decimal from the exact digits")
+        #expect(ours.raw["free.1"]?.numberValue?.text == "1.50", "JSON stays JSON, digits and all")
+    }
+
+    struct Snake: Codable, Equatable {
+        let userName: String
+        let httpStatusCode: Int
+        let _private: Bool
+        let trailing_: Int
+        let headerValues: [String: String]
+        let nested: Inner
+
+        struct Inner: Codable, Equatable {
+            let innerKey: [Int]
+        }
+    }
+
+    @Test func keyStrategies() throws {
+        let text = #"{"user_name":"ada","http_status_code":200,"_private":true,"trailing_":1,"header_values":{"content_type":"json","X-Y":"z"},"nested":{"inner_key":[1]}}"#
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let ours = try JSON(parsing: text).decode(Snake.self, using: decoder)
+        #expect(ours == (try decoder.decode(Snake.self, from: Data(text.utf8))))
+        #expect(ours.headerValues["content_type"] == "json", "dictionary keys are data: left as written")
+
+        let custom = JSONDecoder()
+        custom.keyDecodingStrategy = .custom { path in
+            AnyKey(path.last!.stringValue.replacingOccurrences(of: "-", with: ""))
+        }
+        let dashed = #"{"na-me":"x","co-unt":3}"#
+        struct Dashed: Codable, Equatable { let name: String; let count: Int }
+        #expect(try JSON(parsing: dashed).decode(Dashed.self, using: custom) == (try custom.decode(Dashed.self, from: Data(dashed.utf8))))
+    }
+
+    struct AnyKey: CodingKey {
+        let stringValue: String
+        let intValue: Int? = nil
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    struct Dated: Codable, Equatable {
+        let at: Date
+        let blob: Data
+    }
+
+    @Test(arguments: [
+        (#"{"at": 1700000000.5, "blob": "aGk="}"#, "seconds"),
+        (#"{"at": 1700000000500, "blob": "aGk="}"#, "milliseconds"),
+        (#"{"at": "2023-11-14T22:13:20Z", "blob": "aGk="}"#, "iso8601"),
+        (#"{"at": 721692800.5, "blob": [104, 105]}"#, "deferred"),
+        (#"{"at": "day 19675", "blob": "686"}"#, "custom"),
+    ])
+    func dateAndDataStrategies(text: String, strategy: String) throws {
+        let decoder = JSONDecoder()
+        switch strategy {
+        case "seconds": decoder.dateDecodingStrategy = .secondsSince1970
+        case "milliseconds": decoder.dateDecodingStrategy = .millisecondsSince1970
+        case "iso8601": decoder.dateDecodingStrategy = .iso8601
+        case "deferred":
+            decoder.dateDecodingStrategy = .deferredToDate
+            decoder.dataDecodingStrategy = .deferredToData
+        default:
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let text = try decoder.singleValueContainer().decode(String.self)
+                return Date(timeIntervalSince1970: Double(text.dropFirst(4))! * 86_400)
+            }
+            decoder.dataDecodingStrategy = .custom { decoder in
+                Data(try decoder.singleValueContainer().decode(String.self).utf8.map { $0 + 50 })
+            }
+        }
+        let ours = try JSON(parsing: text).decode(Dated.self, using: decoder)
+        #expect(ours == (try decoder.decode(Dated.self, from: Data(text.utf8))), "\(strategy)")
+    }
+
+    @Test func nonConformingFloatsAndUserInfo() throws {
+        struct Floats: Decodable, Equatable {
+            let values: [Double]
+            let tag: String
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                values = try container.decode([Double].self, forKey: .values)
+                tag = decoder.userInfo[CodingUserInfoKey(rawValue: "tag")!] as? String ?? "none"
+            }
+            enum CodingKeys: String, CodingKey { case values }
+        }
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        decoder.userInfo[CodingUserInfoKey(rawValue: "tag")!] = "mine"
+        let text = #"{"values": [1.5, "+inf", "-inf", "nan"]}"#
+        let ours = try JSON(parsing: text).decode(Floats.self, using: decoder)
+        #expect(ours.values[0] == 1.5)
+        #expect(ours.values[1] == .infinity)
+        #expect(ours.values[2] == -.infinity)
+        #expect(ours.values[3].isNaN)
+        #expect(ours.tag == "mine")
+        #expect(throws: DecodingError.self) { try JSON(parsing: text).decode(Floats.self) }
+    }
+
+    @Test func numbersDecodeOnlyWhenTheyFit() throws {
+        #expect(try JSON(parsing: "34.0").decode(Int.self) == 34)
+        #expect(try JSON(parsing: "3.4e1").decode(Int.self) == 34)
+        #expect(try JSON(parsing: "255").decode(UInt8.self) == 255)
+        #expect(try JSON(parsing: "18446744073709551615").decode(UInt64.self) == .max)
+        #expect(try JSON(parsing: "1e-2").decode(Double.self) == 0.01)
+        #expect(try JSON(parsing: "0.0").decode(Double.self) == 0)
+        for (text, type) in [("34.5", "Int"), ("256", "UInt8"), ("-1", "UInt"), ("1e400", "Double"), ("1e-400", "Double"),
+                             ("3.5e38", "Float"), ("18446744073709551616", "UInt64")] {
+            let json = try JSON(parsing: text)
+            let error: DecodingError? = switch type {
+            case "Int": Self.decodingError { try json.decode(Int.self) }
+            case "UInt8": Self.decodingError { try json.decode(UInt8.self) }
+            case "UInt": Self.decodingError { try json.decode(UInt.self) }
+            case "Float": Self.decodingError { try json.decode(Float.self) }
+            case "UInt64": Self.decodingError { try json.decode(UInt64.self) }
+            default: Self.decodingError { try json.decode(Double.self) }
+            }
+            guard case .dataCorrupted(let context) = error else {
+                Issue.record("\(text) as \(type): \(String(describing: error))")
+                continue
+            }
+            #expect(context.debugDescription.contains(text), "the message names the number")
+        }
+        let nested = try JSON(parsing: #"{"a":[1,{"b":300}]}"#)
+        struct B: Decodable { let b: Int8 }
+        struct A: Decodable { let a: [Either] }
+        enum Either: Decodable {
+            case number(Int), b(B)
+            init(from decoder: any Decoder) throws {
+                if let number = try? decoder.singleValueContainer().decode(Int.self) { self = .number(number) } else { self = .b(try B(from: decoder)) }
+            }
+        }
+        let error = Self.decodingError { try nested.decode(A.self) }
+        guard case .dataCorrupted(let context) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(Self.describe(context.codingPath) == ["a", "Index 1", "b"], "unlike JSONDecoder on Linux, the path says where")
+    }
+
+    // MARK: - Errors
+
+    static func decodingError(_ body: () throws -> Any) -> DecodingError? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as DecodingError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    static func describe(_ path: [any CodingKey]) -> [String] {
+        path.map { $0.intValue.map { "Index \($0)" } ?? $0.stringValue }
+    }
+
+    /// The case of a `DecodingError` and its coding path.
+    static func summary(_ error: DecodingError?) -> String {
+        switch error {
+        case .typeMismatch(let type, let context): return "typeMismatch \(type) \(describe(context.codingPath))"
+        case .valueNotFound(let type, let context): return "valueNotFound \(type) \(describe(context.codingPath))"
+        case .keyNotFound(let key, let context): return "keyNotFound \(key.stringValue) \(describe(context.codingPath))"
+        case .dataCorrupted(let context): return "dataCorrupted \(describe(context.codingPath))"
+        case nil: return "no error"
+        @unknown default: return "unknown"
+        }
+    }
+
+    @Test(arguments: [
+        #"{"street": 1}"#, #"{"zip": "x"}"#, #"{"street": null}"#, #"[]"#, #""text""#, "null",
+    ])
+    func errorsForAnAddressMatchJSONDecoder(text: String) throws {
+        let ours = Self.decodingError { try JSON(parsing: text).decode(Profile.Address.self) }
+        let theirs = Self.decodingError { try JSONDecoder().decode(Profile.Address.self, from: Data(text.utf8)) }
+        #expect(ours != nil)
+        #expect(Self.summary(ours) == Self.summary(theirs), "\(text)")
+    }
+
+    @Test(arguments: [
+        #"{"users": [{"name": "a", "age": 1}, {"name": "b"}]}"#,
+        #"{"users": [{"name": "a", "age": 1}, {"name": "b", "age": "2"}]}"#,
+        #"{"users": [{"name": "a", "age": 1}, null]}"#,
+        #"{"users": {"name": "a"}}"#,
+        #"{"users": [{"name": "a", "age": 1, "role": "boss"}]}"#,
+        #"{"users": [{"name": "a", "age": 1, "tags": [1]}]}"#,
+        #"{"users": [{"name": ["a"], "age": 1}]}"#,
+        #"{"user": []}"#,
+    ])
+    func nestedErrorsMatchJSONDecoder(text: String) throws {
+        struct User: Decodable {
+            let name: String
+            let age: Int
+            let role: Profile.Role?
+            let tags: [String]?
+        }
+        struct Team: Decodable { let users: [User] }
+        let ours = Self.decodingError { try JSON(parsing: text).decode(Team.self) }
+        let theirs = Self.decodingError { try JSONDecoder().decode(Team.self, from: Data(text.utf8)) }
+        #expect(ours != nil)
+        #expect(Self.summary(ours) == Self.summary(theirs), "\(text)")
+    }
+
+    @Test func unkeyedContainersAtTheirEnd() throws {
+        struct Pair: Decodable, Equatable {
+            let first: Int
+            let second: String?
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                first = try container.decode(Int.self)
+                second = try container.decodeIfPresent(String.self)
+            }
+        }
+        #expect(try JSON(parsing: "[1]").decode(Pair.self) == (try JSONDecoder().decode(Pair.self, from: Data("[1]".utf8))))
+        #expect(try JSON(parsing: #"[1,"x"]"#).decode(Pair.self).second == "x")
+        let ours = Self.decodingError { try JSON(parsing: "[]").decode(Pair.self) }
+        let theirs = Self.decodingError { try JSONDecoder().decode(Pair.self, from: Data("[]".utf8)) }
+        #expect(Self.summary(ours) == Self.summary(theirs))
+    }
+
+    @Test func superDecodersAndNestedContainers() throws {
+        class Base: Decodable {
+            let id: Int
+            required init(from decoder: any Decoder) throws {
+                id = try decoder.container(keyedBy: Keys.self).decode(Int.self, forKey: .id)
+            }
+            enum Keys: String, CodingKey { case id }
+        }
+        final class Derived: Base {
+            let extra: String
+            let inner: [Int]
+            required init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Keys.self)
+                extra = try container.decode(String.self, forKey: .extra)
+                var list = try container.nestedContainer(keyedBy: Keys.self, forKey: .box).nestedUnkeyedContainer(forKey: .items)
+                var inner: [Int] = []
+                while !list.isAtEnd { inner.append(try list.decode(Int.self)) }
+                self.inner = inner
+                try super.init(from: container.superDecoder())
+            }
+            enum Keys: String, CodingKey { case extra, box, items }
+        }
+        let text = #"{"extra":"e","box":{"items":[1,2,3]},"super":{"id":7}}"#
+        let ours = try JSON(parsing: text).decode(Derived.self)
+        let theirs = try JSONDecoder().decode(Derived.self, from: Data(text.utf8))
+        #expect(ours.id == theirs.id && ours.extra == theirs.extra && ours.inner == theirs.inner)
+        #expect(ours.id == 7 && ours.inner == [1, 2, 3])
+    }
+
+    @Test func atAKeyPath() throws {
+        let json = try JSON(parsing: #"{"data":{"users":[{"street":"a","zip":"1"}]}}"#)
+        #expect(try json.decode([Profile.Address].self, atKeyPath: "data.users").first?.street == "a")
+        #expect(try json.decode(Profile.Address.self, atKeyPath: "data.users.0").zip == "1")
+        let error = try #require(throws: HotPotatoError.self) { try json.decode(Int.self, atKeyPath: "data.count") }
+        #expect(error.code == .keyPathNotFound)
+        #expect(error.keyPath == "data.count")
+    }
+
+    @Test func randomDocumentsDecodeAsJSONDecoderDecodesThem() throws {
+        for seed in UInt64(0)..<200 {
+            var random = RandomJSON(seed: seed)
+            let text = random.document(depth: 3).text
+            let ours = try JSON(parsing: text).decode(JSON.self)
+            let theirs = try JSONDecoder().decode(JSON.self, from: Data(text.utf8))
+            // JSONDecoder's trip through JSON.init(from:) keeps integers and doubles, not digits.
+            #expect(FoundationComparison.matches(ours, try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)))
+            #expect(ours.serialized().count > 0 && (theirs == ours || Self.sameShape(theirs, ours)), "seed \(seed)")
+        }
+    }
+
+    static func sameShape(_ lhs: JSON, _ rhs: JSON) -> Bool {
+        switch (lhs, rhs) {
+        case let (.number(left), .number(right)): return left.doubleValue == right.doubleValue || abs(left.doubleValue - right.doubleValue) <= abs(right.doubleValue) * 1e-15
+        case let (.array(left), .array(right)): return left.count == right.count && zip(left, right).allSatisfy { sameShape($0, $1) }
+        case let (.object(left), .object(right)):
+            return left.count == right.count && left.allSatisfy { member in right[member.key].map { sameShape(member.value, $0) } ?? false }
+        default: return lhs == rhs
+        }
+    }
+}
