@@ -3,8 +3,10 @@
 // bound without other tests' allocations in the way.
 //
 //   hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]
+//   hotpotato-probe stream-json URL KEY_PATH DELAY_MICROSECONDS_PER_ELEMENT [urlsession|curl]
 //
-// Prints `bytes=<n> peak_rss_kib=<n>` and exits 0, or prints the error and exits 1.
+// Prints `bytes=<n> peak_rss_kib=<n>` (or `elements=<n> peak_rss_kib=<n>`) and exits 0, or prints
+// the error and exits 1.
 import Foundation
 import HotPotato
 
@@ -34,7 +36,49 @@ func peakResidentKiB() -> Int {
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
 }
 
+/// An element of the streamed array: whatever it holds, its `id`.
+struct Item: Decodable, Sendable {
+    let id: Int
+    let name: String
+}
+
+/// Streams the array at a key path with a consumer that spends `delay` on every element.
+func streamJSON(_ arguments: [String]) -> Never {
+    guard (5...6).contains(arguments.count), let url = URL(string: arguments[2]), let delay = Double(arguments[4]) else {
+        print("usage: hotpotato-probe stream-json URL KEY_PATH DELAY_MICROSECONDS_PER_ELEMENT [urlsession|curl]")
+        exit(2)
+    }
+    let engine: Session.Engine = arguments.count == 6 && arguments[5] == "curl" ? .curl : .urlSession
+    let session = Session(engine: engine)
+    let stream = session.get(url).streamJSONArray(of: Item.self, atKeyPath: arguments[3].isEmpty ? nil : arguments[3])
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var code: Int32 = 0
+    Task {
+        var count = 0
+        do {
+            for try await item in stream {
+                guard item.id == count else {
+                    print("error: element \(count) has id \(item.id)")
+                    code = 1
+                    break
+                }
+                count += 1
+                let end = Date().addingTimeInterval(delay / 1_000_000)
+                while Date() < end {}
+            }
+            if code == 0 { print("elements=\(count) peak_rss_kib=\(peakResidentKiB())") }
+        } catch {
+            print("error: \(error)")
+            code = 1
+        }
+        done.signal()
+    }
+    done.wait()
+    exit(code)
+}
+
 let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "stream-json" { streamJSON(arguments) }
 guard (4...5).contains(arguments.count), let url = URL(string: arguments[1]), let delay = Double(arguments[2]),
       let highWaterMark = Int(arguments[3]) else {
     print("usage: hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]")

@@ -45,7 +45,7 @@ open class SelectiveDiscarder<Content>: ContentHandler {
     /// Whether this handler is one of HotPotato's own classes, not a subclass: their `receive(_:)`
     /// never keeps the chunk it is given, so an engine may lend it bytes it still owns instead of a
     /// copy. A subclass might keep its chunks, so it always gets a copy of its own.
-    let receivesBorrowedChunks: Bool
+    var receivesBorrowedChunks: Bool
 
     /// Creates a handler that accepts the given status codes and content types.
     /// - Parameters:

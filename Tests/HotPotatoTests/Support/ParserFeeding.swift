@@ -42,8 +42,8 @@ enum ParserFeeding {
     ) -> (elements: [JSON], error: JSONSyntaxError?) {
         let collected = Collected()
         var parser = IncrementalJSONParser(mode: mode, path: path)
-        parser.onElement = { value, index in
-            precondition(index == collected.values.count, "elements are numbered in order")
+        parser.onElement = { value, position in
+            precondition(position.index == collected.values.count, "elements are numbered in order")
             collected.values.append(value)
         }
         do {

@@ -67,3 +67,77 @@ struct MemoryBoundTests {
         #expect(result.peakMiB < 48, "peak \(result.peakMiB) MiB")
     }
 }
+
+/// Streaming the elements of a large JSON array keeps memory bounded by the largest element, not
+/// the document: a 128 MiB array, streamed with a consumer slower than the network.
+@Suite(
+    .needsNginx,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["HOTPOTATO_MEMORY_TESTS"] == "1",
+        "measured on its own by Tests/run-all.sh (HOTPOTATO_MEMORY_TESTS=1)")
+)
+struct JSONStreamMemoryTests {
+    static let documentSize = 128 * 1024 * 1024
+
+    /// `{"meta":…,"items":[{"id":0,"name":"…"},…]}` of about `documentSize` bytes in nginx's root;
+    /// returns the number of items.
+    static func writeDocument(in root: URL) throws -> Int {
+        let url = root.appendingPathComponent("items.json")
+        let padding = String(repeating: "x", count: 150)
+        var count = 0
+        if !FileManager.default.fileExists(atPath: url.path) {
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: Data(#"{"meta":{"note":"the items follow"},"items":["#.utf8))
+            var written = 0
+            var block = ""
+            while written < documentSize {
+                let item = (count == 0 ? "" : ",") + #"{"id":\#(count),"name":"item \#(count) \#(padding)"}"#
+                block += item
+                written += item.utf8.count
+                count += 1
+                if block.utf8.count > 1 << 20 {
+                    try handle.write(contentsOf: Data(block.utf8))
+                    block = ""
+                }
+            }
+            try handle.write(contentsOf: Data((block + "]}").utf8))
+            try Data(String(count).utf8).write(to: root.appendingPathComponent("items.count"))
+        }
+        return Int(String(decoding: try Data(contentsOf: root.appendingPathComponent("items.count")), as: UTF8.self)) ?? -1
+    }
+
+    static func probe(url: URL, delayMicroseconds: Int, engine: Session.Engine) throws -> (elements: Int, peakMiB: Double) {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["stream-json", url.absoluteString, "items", String(delayMicroseconds), engine == .curl ? "curl" : "urlsession"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        var values: [String: Int] = [:]
+        for field in text.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        }
+        guard process.terminationStatus == 0, let elements = values["elements"], let peak = values["peak_rss_kib"] else {
+            throw ServerError.didNotStart("hotpotato-probe", text)
+        }
+        return (elements, Double(peak) / 1024)
+    }
+
+    @Test func aLargeArrayStreamsInBoundedMemory() async throws {
+        let nginx = try await TestServers.nginx()
+        let count = try await offThePool { try Self.writeDocument(in: nginx.root) }
+        for engine in allEngines {
+            let result = try await offThePool { try Self.probe(url: nginx.url("items.json"), delayMicroseconds: 2, engine: engine) }
+            #expect(result.elements == count, "\(engine)")
+            // A Foundation process with a session idles at about 35 MiB here; the document is 128 MiB.
+            #expect(result.peakMiB < 64, "\(engine): peak \(result.peakMiB) MiB for a \(Self.documentSize >> 20) MiB document")
+        }
+    }
+}

@@ -28,7 +28,11 @@ final class JSONValueDecoder: Decoder {
 
     /// Decodes `type` from the value.
     static func decode<T: Decodable>(_ type: T.Type, from value: JSON, using decoder: JSONDecoder) throws -> T {
-        let strategies = JSONDecodingStrategies(decoder)
+        try decode(type, from: value, strategies: JSONDecodingStrategies(decoder))
+    }
+
+    /// Decodes `type` from the value with strategies read from a `JSONDecoder` beforehand.
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSON, strategies: JSONDecodingStrategies) throws -> T {
         let impl = JSONValueDecoder(value: value, strategies: strategies)
         return try impl.unwrap(value, as: type, at: .root, nil)
     }

@@ -45,6 +45,7 @@ extension IncrementalJSONParser {
                 guard let end = try scanString(start, from: 1, end: buffer.count, origin: origin, flags: &flags) else {
                     throw syntaxError("Unterminated string", at: origin)
                 }
+                tokenEnd = origin + Int64(end + 1)
                 if isKey {
                     try readKey(start, from: 1, to: end, flags: flags, origin: origin)
                     expect = .colon
@@ -66,6 +67,7 @@ extension IncrementalJSONParser {
             guard number.end == carry.count else {
                 throw syntaxError("Unexpected character in a number", at: carryStart + Int64(number.end))
             }
+            tokenEnd = consumed + Int64(end)
             expect = try complete(.number(number.value), at: carryStart)
             return end
         case .literal(let length):
@@ -78,6 +80,7 @@ extension IncrementalJSONParser {
             }
             pending = .none
             let value = try carry.withUnsafeBufferPointer { try literal($0.baseAddress!, length: length, at: start) }
+            tokenEnd = carryStart + Int64(length)
             expect = try complete(value, at: carryStart)
             return take
         }

@@ -48,6 +48,7 @@ extension IncrementalJSONParser {
 
     /// Closes the innermost container; returns what comes next.
     mutating func close(isObject: Bool, at offset: Int64) throws -> Expect {
+        tokenEnd = offset + 1
         let frame = frames.removeLast()
         guard case .build = frame.role else {
             return completeUnbuilt()

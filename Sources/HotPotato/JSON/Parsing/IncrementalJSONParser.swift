@@ -23,8 +23,16 @@ struct IncrementalJSONParser: ~Copyable {
         case elements
     }
 
-    /// Receives each element (`.lines`, `.elements`) and its index from 0. May throw to stop.
-    typealias ElementHandler = (JSON, Int) throws -> Void
+    /// Where an element (`.lines`, `.elements`) is: its index from 0 and where it starts.
+    struct ElementPosition: Sendable, Equatable {
+        var index: Int
+        var offset: Int64
+        var line: Int
+        var column: Int
+    }
+
+    /// Receives each element (`.lines`, `.elements`) and where it is. May throw to stop.
+    typealias ElementHandler = (JSON, ElementPosition) throws -> Void
 
     let options: JSONParsingOptions
     let mode: Mode
@@ -79,6 +87,10 @@ struct IncrementalJSONParser: ~Copyable {
     private(set) var elementsEmitted = 0
     /// Where the element being read started (`.lines`, `.elements`).
     var elementStart: Int64?
+    var elementStartLine = 1
+    var elementStartColumn = 1
+    /// The offset just past the last token read: where an element completed by it ends.
+    var tokenEnd: Int64 = 0
     var targetSeen = false
     let path: [String]
     /// The path components as array indices, where they are numbers.
@@ -152,6 +164,7 @@ struct IncrementalJSONParser: ~Copyable {
                 throw syntaxError("Unexpected character in a number", at: carryStart + Int64(number.end))
             }
             pending = .none
+            tokenEnd = consumed
             expect = try complete(.number(number.value), at: carryStart)
         case .string, .literal:
             throw syntaxError("The document ends inside a value", at: consumed)
@@ -218,7 +231,10 @@ struct IncrementalJSONParser: ~Copyable {
                     continue
                 }
                 if tracksElements, elementStart == nil, isAtElementLevel {
-                    elementStart = origin + Int64(position)
+                    let offset = origin + Int64(position)
+                    elementStart = offset
+                    elementStartLine = line
+                    elementStartColumn = Int(offset - lineStart) + 1
                 }
                 switch byte {
                 case UInt8(ascii: "{"):
@@ -235,6 +251,7 @@ struct IncrementalJSONParser: ~Copyable {
                         stash(.string(isKey: false, escapeNext: flags.endsInEscape), base, from: position, end: end)
                         return
                     }
+                    tokenEnd = origin + Int64(closing + 1)
                     expect = try completeString(base, from: position + 1, to: closing, flags: flags, origin: origin)
                     position = closing + 1
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -242,6 +259,7 @@ struct IncrementalJSONParser: ~Copyable {
                         stash(.number, base, from: position, end: end)
                         return
                     }
+                    tokenEnd = origin + Int64(number.end)
                     expect = try complete(.number(number.value), at: origin + Int64(position))
                     position = number.end
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
@@ -252,6 +270,7 @@ struct IncrementalJSONParser: ~Copyable {
                         return
                     }
                     let value = try literal(base + position, length: length, at: origin + Int64(position))
+                    tokenEnd = origin + Int64(position + length)
                     expect = try complete(value, at: origin + Int64(position))
                     position += length
                 default:
@@ -326,10 +345,16 @@ struct IncrementalJSONParser: ~Copyable {
     }
 
     mutating func emit(_ value: consuming JSON) throws {
-        let index = elementsEmitted
+        let position = ElementPosition(
+            index: elementsEmitted, offset: elementStart ?? consumed, line: elementStartLine, column: elementStartColumn)
+        if let limit = maximumElementSize, tokenEnd - position.offset > limit {
+            var error = syntaxError("Element \(elementsEmitted) is larger than \(limit) bytes", at: position.offset)
+            error.kind = .elementTooLarge
+            throw error
+        }
         elementsEmitted += 1
         elementStart = nil
-        try onElement?(value, index)
+        try onElement?(value, position)
     }
 
     // MARK: - Errors

@@ -66,7 +66,10 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     }
 
     private func startWorker() {
-        let thread = Thread { [self] in work() }
+        let thread = Thread { [self] in
+            DedicatedThread.markCurrent()
+            work()
+        }
         thread.name = "HotPotato.curl"
         thread.start()
     }

@@ -15,6 +15,11 @@ import Darwin
 /// - `/typed?type=T&status=S` — a small JSON body with the given `Content-Type` and status.
 /// - `/chunked-cut?sent=M` — a chunked body whose last chunk never comes, then a clean close.
 /// - `/text?charset=C` — "Grüße, Zoë" encoded in C (`iso-8859-1` or `utf-16le`), labelled C.
+/// - `/jsonlines?count=N` and `/jsonarray?count=N&key=K` — N elements (see
+///   `FaultServer.element(_:)`) as JSON Lines, or as an array at key K of an object with other
+///   members around it (top level when K is empty). Options: `chunk=C&delayMs=D` sends the
+///   body in C-byte pieces every D milliseconds; `cut=M` declares the whole length but sends
+///   M bytes and closes; `bad=I` makes element I malformed; `type=T` sets the Content-Type.
 ///
 /// A TLS handshake gets a plain-HTTP answer, as from a server without TLS on that port.
 ///
@@ -104,9 +109,49 @@ final class FaultServer: @unchecked Sendable {
                 "Content-Length": String(body.count), "Content-Type": "text/plain; charset=\(charset)",
             ]))
             send(connection, body)
+        case "/jsonlines", "/jsonarray":
+            let document = components.path == "/jsonlines"
+                ? jsonLines(count: int("count", 10), bad: query["bad"].flatMap(Int.init))
+                : jsonArray(count: int("count", 10), key: query["key"] ?? "", bad: query["bad"].flatMap(Int.init))
+            send(connection, head(status: 200, headers: [
+                "Content-Length": String(document.count),
+                "Content-Type": query["type"] ?? (components.path == "/jsonlines" ? "application/x-ndjson" : "application/json"),
+            ]))
+            let sent = min(document.count, int("cut", document.count))
+            let chunk = max(1, int("chunk", 64 * 1024))
+            var offset = 0
+            while offset < sent {
+                let end = min(sent, offset + chunk)
+                guard send(connection, document[offset..<end]) else { return }
+                offset = end
+                if let delay = query["delayMs"].flatMap(Int.init), offset < sent { usleep(UInt32(delay * 1000)) }
+            }
+            if sent < document.count {
+                shutdown(connection, Int32(SHUT_WR))
+                drain(connection)
+            }
         default:
             send(connection, head(status: 404, headers: ["Content-Length": "0"]))
         }
+    }
+
+    /// Element `index` of the JSON documents: `{"index":…,"name":"event …","tags":["a","é"],"ok":…}`.
+    static func element(_ index: Int) -> String {
+        #"{"index":\#(index),"name":"event \#(index)","tags":["a","é"],"ok":\#(index % 2 == 0)}"#
+    }
+
+    private static func elementOrBroken(_ index: Int, bad: Int?) -> String {
+        index == bad ? #"{"index":\#(index),"name":}"# : element(index)
+    }
+
+    static func jsonLines(count: Int, bad: Int? = nil) -> Data {
+        Data((0..<count).map { elementOrBroken($0, bad: bad) + "\n" }.joined().utf8)
+    }
+
+    static func jsonArray(count: Int, key: String, bad: Int? = nil) -> Data {
+        let array = "[" + (0..<count).map { elementOrBroken($0, bad: bad) }.joined(separator: ",\n") + "]"
+        if key.isEmpty { return Data(array.utf8) }
+        return Data(#"{"meta":{"count":\#(count),"items":[{"not":"these"}]},"\#(key)":\#(array),"after":{"done":true}}"#.utf8)
     }
 
     private static func head(status: Int, headers: [String: String]) -> Data {

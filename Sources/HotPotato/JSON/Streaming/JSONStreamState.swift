@@ -1,0 +1,337 @@
+import Foundation
+
+/// The state a ``JSONElementStream`` shares between the transfer, which delivers the body, and
+/// the task iterating the stream: the parser, the decoded elements waiting to be taken, and the
+/// raw bytes waiting to be parsed.
+///
+/// ## Holding the transfer back without blocking the wrong thread
+///
+/// At most `capacity` decoded elements wait. When they are not taken:
+/// - on a thread of HotPotato's own (libcurl's workers), the transfer **waits** until there is
+///   room: libcurl stops reading and TCP holds the rest on the server;
+/// - on any other thread (URLSession's delegate queue, which shares libdispatch's pool with Swift
+///   concurrency), waiting could starve the very task that would make room, so the raw bytes are
+///   set aside instead — in memory up to `memoryLimit`, then in an unlinked temporary file — and
+///   the consumer parses them as it takes elements.
+///
+/// Either way memory stays bounded by the largest element, the buffer and `memoryLimit`.
+final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let capacity: Int
+    private let memoryLimit: Int
+    private let strategies: JSONDecodingStrategies
+    private let keyPath: String?
+
+    private var parser: IncrementalJSONParser
+    private var head: ResponseHead?
+
+    private var elements: [Element] = []
+    private var taken = 0
+
+    /// Raw bytes not parsed yet, oldest first: in memory, then in `spill`.
+    private var backlog: [Data] = []
+    private var backlogBytes = 0
+    private var spill: SpillFile?
+    private static var spillReadSize: Int { 64 * 1024 }
+
+    /// The body is complete (the handler's `finish()` ran).
+    private var bodyEnded = false
+    /// The parser was told the body ended, and agreed.
+    private var parserFinished = false
+    /// How the transfer failed, to report once the bytes before the failure are used up.
+    private var transferFailure: HotPotatoError?
+    /// How the stream ends, once known: delivered after the waiting elements.
+    private var outcome: Result<Void, HotPotatoError>?
+    private var outcomeDelivered = false
+
+    private var consumer: CheckedContinuation<Result<Element?, HotPotatoError>, Never>?
+    private var isCancelled = false
+    private var stopTransfer: (@Sendable () -> Void)?
+
+    init(
+        mode: IncrementalJSONParser.Mode, keyPath: String?, decoder: JSONDecoder, parsingOptions: JSONParsingOptions,
+        maximumElementSize: Int64, capacity: Int, memoryLimit: Int = 1024 * 1024
+    ) {
+        self.capacity = max(1, capacity)
+        self.memoryLimit = memoryLimit
+        self.keyPath = keyPath
+        strategies = JSONDecodingStrategies(decoder)
+        let path = keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
+        parser = IncrementalJSONParser(mode: mode, path: path, options: parsingOptions)
+        parser.maximumElementSize = maximumElementSize
+        parser.onElement = { [unowned self] value, position in
+            self.elements.append(try self.decode(value, at: position))
+        }
+    }
+
+    /// Sets what stops the transfer when the consumer goes away first.
+    func onCancel(_ stop: @escaping @Sendable () -> Void) {
+        condition.lock()
+        let cancelled = isCancelled
+        if !cancelled { stopTransfer = stop }
+        condition.unlock()
+        if cancelled { stop() }
+    }
+
+    private var waiting: Int { elements.count - taken }
+
+    // MARK: - The transfer's side
+
+    func prepare(for head: ResponseHead) {
+        condition.lock()
+        self.head = head
+        condition.unlock()
+    }
+
+    /// Takes the next chunk of the body: parses it now if there is room, waits for room on a
+    /// dedicated thread, and otherwise sets it aside for the consumer.
+    func receive(_ chunk: Data) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if isCancelled { throw Self.cancelled }
+        if DedicatedThread.isCurrent {
+            while waiting >= capacity && !isCancelled && backlog.isEmpty && spill == nil {
+                condition.wait()
+            }
+            if isCancelled { throw Self.cancelled }
+        }
+        if waiting < capacity && backlog.isEmpty && spill == nil {
+            // A failure here fails the transfer; the stream reports it after the elements before it.
+            try parse(chunk)
+            wakeConsumer()
+            return
+        }
+        try setAside(chunk)
+    }
+
+    /// The body is complete: finish the parser now, or once the consumer has parsed what was set
+    /// aside.
+    func bodyDidEnd() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        bodyEnded = true
+        guard backlog.isEmpty && spill == nil else { return }
+        try finishParser()
+        wakeConsumer()
+    }
+
+    /// The transfer ended (its call completed).
+    func transferDidEnd(_ result: Result<Void, HotPotatoError>) {
+        condition.lock()
+        if case .failure(let error) = result, transferFailure == nil, outcome == nil {
+            transferFailure = error
+        }
+        if backlog.isEmpty && spill == nil && outcome == nil {
+            if let transferFailure {
+                outcome = .failure(transferFailure)
+            } else if bodyEnded {
+                outcome = .success(())
+            }
+        }
+        let resumed = takeConsumerIfReady()
+        condition.unlock()
+        resumed?()
+    }
+
+    // MARK: - The consumer's side
+
+    /// The next element, `nil` at the end, or the error that ended the stream (once).
+    func next() async -> Result<Element?, HotPotatoError> {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Element?, HotPotatoError>, Never>) in
+                condition.lock()
+                if let ready = nextIfReady() {
+                    condition.unlock()
+                    continuation.resume(returning: ready)
+                    return
+                }
+                consumer = continuation
+                condition.unlock()
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// The consumer is gone: wakes a waiting transfer, fails a waiting `next()`, stops the
+    /// transfer.
+    func cancel() {
+        condition.lock()
+        guard !isCancelled else {
+            condition.unlock()
+            return
+        }
+        isCancelled = true
+        let waitingConsumer = consumer
+        consumer = nil
+        let stop = stopTransfer
+        stopTransfer = nil
+        elements.removeAll()
+        taken = 0
+        backlog.removeAll()
+        spill = nil
+        condition.broadcast()
+        condition.unlock()
+        waitingConsumer?.resume(returning: .failure(Self.cancelled))
+        stop?()
+    }
+
+    static var cancelled: HotPotatoError {
+        HotPotatoError(.cancelled, reason: "The stream was cancelled.")
+    }
+
+    // MARK: - Under the lock
+
+    /// What `next()` can answer right away, parsing set-aside bytes if needed; `nil` when it must
+    /// wait.
+    private func nextIfReady() -> Result<Element?, HotPotatoError>? {
+        while true {
+            if waiting > 0 {
+                let element = elements[taken]
+                taken += 1
+                if taken == elements.count {
+                    elements.removeAll(keepingCapacity: true)
+                    taken = 0
+                }
+                condition.broadcast()
+                return .success(element)
+            }
+            if isCancelled { return .failure(Self.cancelled) }
+            if let outcome {
+                let first = !outcomeDelivered
+                outcomeDelivered = true
+                return first ? outcome.map { nil } : .success(nil)
+            }
+            guard parseSetAside() else { return nil }
+        }
+    }
+
+    /// Parses one block of the bytes set aside, or ends the stream when they are used up and the
+    /// transfer is over. Returns whether anything changed.
+    private func parseSetAside() -> Bool {
+        do {
+            if let block = try nextSetAsideBlock() {
+                try parse(block)
+                return true
+            }
+            if let transferFailure {
+                outcome = .failure(transferFailure)
+                return true
+            }
+            if bodyEnded {
+                try finishParser()
+                outcome = .success(())
+                return true
+            }
+            return false
+        } catch {
+            let failure = error as? HotPotatoError ?? HotPotatoError(.handlerFailed, reason: "\(error)", head: head, underlying: error)
+            outcome = .failure(failure)
+            backlog.removeAll()
+            backlogBytes = 0
+            spill = nil
+            // The transfer may still be running: the stream has failed, so stop it.
+            if let stop = stopTransfer {
+                stopTransfer = nil
+                DispatchQueue.global().async { stop() }
+            }
+            return true
+        }
+    }
+
+    private func nextSetAsideBlock() throws -> Data? {
+        if !backlog.isEmpty {
+            let block = backlog.removeFirst()
+            backlogBytes -= block.count
+            return block
+        }
+        guard let file = spill, file.pending > 0 else {
+            spill = nil
+            return nil
+        }
+        let count = Int(min(file.pending, Int64(Self.spillReadSize)))
+        let block = try file.read(at: file.readOffset, count: count)
+        file.consume(count)
+        if file.pending == 0 { spill = nil }
+        return block
+    }
+
+    private func setAside(_ chunk: Data) throws {
+        if spill == nil && backlogBytes + chunk.count <= memoryLimit {
+            backlog.append(chunk)
+            backlogBytes += chunk.count
+            return
+        }
+        do {
+            if spill == nil { spill = try SpillFile() }
+            try spill!.append(chunk)
+        } catch {
+            var failure = HotPotatoError(
+                .fileSystemError, reason: "Setting aside body bytes the stream's consumer has not reached failed: \(error).",
+                head: head, underlying: error)
+            failure.elementIndex = parser.elementsEmitted
+            throw failure
+        }
+    }
+
+    private func parse(_ bytes: Data) throws {
+        do {
+            try bytes.withUnsafeBytes { try parser.feed($0) }
+        } catch let error as JSONSyntaxError {
+            throw failure(error)
+        }
+    }
+
+    private func finishParser() throws {
+        guard !parserFinished else { return }
+        do {
+            _ = try parser.finish()
+            parserFinished = true
+        } catch let error as JSONSyntaxError {
+            throw failure(error)
+        }
+    }
+
+    private func wakeConsumer() {
+        let resumed = takeConsumerIfReady()
+        guard let resumed else { return }
+        // Resume outside the lock's critical section is not needed for a continuation, but the
+        // consumer's code must not run while the transfer holds the lock: resuming only schedules.
+        resumed()
+    }
+
+    /// The waiting consumer, with its answer, when there is one to give.
+    private func takeConsumerIfReady() -> (() -> Void)? {
+        guard let waitingConsumer = consumer, let ready = nextIfReady() else { return nil }
+        consumer = nil
+        return { waitingConsumer.resume(returning: ready) }
+    }
+
+    private func decode(_ value: JSON, at position: IncrementalJSONParser.ElementPosition) throws -> Element {
+        do {
+            return try JSONValueDecoder.decode(Element.self, from: value, strategies: strategies)
+        } catch let error as DecodingError {
+            var failure = HotPotatoError(
+                .decodingFailed,
+                reason: "Element \(position.index) does not decode as \(Element.self): \(DecodingErrorText.describe(error)) "
+                    + "(line \(position.line), column \(position.column), byte \(position.offset)).",
+                head: head, underlying: error)
+            failure.elementIndex = position.index
+            failure.byteOffset = position.offset
+            failure.line = position.line
+            failure.column = position.column
+            failure.keyPath = keyPath
+            // The element's own bytes are gone by now (memory stays bounded); its value is not.
+            failure.intermediate = .bytes(value.serializedData())
+            throw failure
+        }
+    }
+
+    private func failure(_ error: JSONSyntaxError) -> HotPotatoError {
+        var failure = error.hotPotatoError(head: head, intermediate: nil)
+        failure.elementIndex = parser.elementsEmitted
+        failure.keyPath = keyPath
+        if error.kind == .elementTooLarge { failure.limit = parser.maximumElementSize }
+        return failure
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+@testable import HotPotato
+
+/// `streamJSONLines` and `streamJSONArray` against a real server on 127.0.0.1: every element in
+/// order, under a slow body, a truncated body, a malformed element, a rejected response, and a
+/// consumer that stops early.
+@Suite struct JSONStreamingTests {
+    struct Event: Decodable, Sendable, Equatable {
+        let index: Int
+        let name: String
+        let tags: [String]
+        let ok: Bool
+    }
+
+    static func expected(_ count: Int) -> [Event] {
+        (0..<count).map { Event(index: $0, name: "event \($0)", tags: ["a", "é"], ok: $0 % 2 == 0) }
+    }
+
+    /// Collects a stream: the elements delivered, and the error that ended it.
+    static func collect(_ stream: JSONElementStream<Event>) async -> (events: [Event], error: HotPotatoError?) {
+        var events: [Event] = []
+        do {
+            for try await event in stream { events.append(event) }
+            return (events, nil)
+        } catch {
+            return (events, error)
+        }
+    }
+
+    @Test(arguments: allEngines) func linesArriveInOrder(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let stream = testSession(engine: engine).get(server.url("/jsonlines?count=500")).streamJSONLines(of: Event.self)
+        let (events, error) = await Self.collect(stream)
+        #expect(error == nil)
+        #expect(events == Self.expected(500))
+    }
+
+    @Test(arguments: allEngines) func arrayAtAKeyPathUnderASlowBody(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let url = server.url("/jsonarray?count=60&key=users&chunk=37&delayMs=2")
+        let stream = testSession(engine: engine).get(url).streamJSONArray(of: Event.self, atKeyPath: "users")
+        let (events, error) = await Self.collect(stream)
+        #expect(error == nil)
+        #expect(events == Self.expected(60), "the meta.items array before it is not streamed")
+    }
+
+    @Test(arguments: allEngines) func topLevelArray(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let stream = testSession(engine: engine).get(server.url("/jsonarray?count=100")).streamJSONArray(of: Event.self)
+        let (events, error) = await Self.collect(stream)
+        #expect(error == nil)
+        #expect(events.count == 100)
+    }
+
+    @Test(arguments: allEngines) func elementsArriveBeforeTheBodyEnds(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        // 20 lines, one every 50 ms: the first must arrive long before the last is sent.
+        let line = FaultServer.element(0).utf8.count + 1
+        let url = server.url("/jsonlines?count=20&chunk=\(line)&delayMs=50")
+        let started = Date()
+        var firstAfter: TimeInterval?
+        var count = 0
+        for try await _ in testSession(engine: engine).get(url).streamJSONLines(of: Event.self) {
+            if firstAfter == nil { firstAfter = Date().timeIntervalSince(started) }
+            count += 1
+        }
+        let total = Date().timeIntervalSince(started)
+        #expect(count == 20)
+        #expect(total >= 0.9)
+        #expect((firstAfter ?? total) < total - 0.5, "the first element came at \(firstAfter ?? -1) s of \(total) s")
+    }
+
+    @Test(arguments: allEngines) func truncatedBodyEndsWithAnErrorAfterTheCompleteElements(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let whole = FaultServer.jsonLines(count: 50)
+        let cut = whole.count / 2
+        let complete = whole.prefix(cut).filter { $0 == UInt8(ascii: "\n") }.count
+        let stream = testSession(engine: engine).get(server.url("/jsonlines?count=50&cut=\(cut)&chunk=100&delayMs=1"))
+            .streamJSONLines(of: Event.self)
+        let (events, error) = await Self.collect(stream)
+        #expect(events == Self.expected(complete), "every complete line, nothing more")
+        #expect(error?.code == .truncatedBody)
+    }
+
+    @Test(arguments: allEngines) func truncatedArrayEndsWithAnError(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let stream = testSession(engine: engine).get(server.url("/jsonarray?count=40&key=items&cut=1500"))
+            .streamJSONArray(of: Event.self, atKeyPath: "items")
+        let (events, error) = await Self.collect(stream)
+        #expect(!events.isEmpty)
+        #expect(events == Self.expected(events.count))
+        #expect(error?.code == .truncatedBody)
+    }
+
+    @Test(arguments: allEngines) func malformedElementSaysWhichAndWhere(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let stream = testSession(engine: engine).get(server.url("/jsonlines?count=30&bad=17&chunk=50"))
+            .streamJSONLines(of: Event.self)
+        let (events, error) = await Self.collect(stream)
+        #expect(events == Self.expected(17))
+        let failure = try #require(error)
+        #expect(failure.code == .invalidJSON)
+        #expect(failure.elementIndex == 17)
+        #expect(failure.line == 18)
+        let offset = FaultServer.jsonLines(count: 17).count + #"{"index":17,"name":"#.utf8.count
+        #expect(failure.byteOffset == Int64(offset))
+        #expect(failure.column == #"{"index":17,"name":"#.utf8.count + 1)
+    }
+
+    @Test(arguments: allEngines) func elementThatDoesNotDecode(engine: Session.Engine) async throws {
+        struct Strict: Decodable, Sendable { let index: Int; let missing: String }
+        let server = try await TestServers.fault()
+        var iterator = testSession(engine: engine).get(server.url("/jsonarray?count=5&key=items"))
+            .streamJSONArray(of: Strict.self, atKeyPath: "items").makeAsyncIterator()
+        let error = await #expect(throws: HotPotatoError.self) { _ = try await iterator.next() }
+        #expect(error?.code == .decodingFailed)
+        #expect(error?.elementIndex == 0)
+        #expect(error?.underlying is DecodingError)
+        #expect(error?.line == 1)
+        #expect(error?.intermediate?.text.contains(#""index":0"#) == true, "the element that failed")
+    }
+
+    @Test(arguments: allEngines) func rejectedResponseFailsTheFirstNext(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        var iterator = testSession(engine: engine).get(server.url("/typed?type=application/json&status=503"))
+            .streamJSONLines(of: Event.self).makeAsyncIterator()
+        let error = await #expect(throws: HotPotatoError.self) { _ = try await iterator.next() }
+        #expect(error?.code == .unacceptableStatus)
+        #expect(error?.errorBody?.serverMessage == "typed response")
+    }
+
+    @Test(arguments: allEngines) func missingArrayIsAnError(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let stream = testSession(engine: engine).get(server.url("/jsonarray?count=3&key=items"))
+            .streamJSONArray(of: Event.self, atKeyPath: "nothing")
+        let (events, error) = await Self.collect(stream)
+        #expect(events.isEmpty)
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.reason.contains("no array at the key path") == true)
+    }
+
+    @Test(arguments: allEngines) func stoppingEarlyCancelsTheTransfer(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        // 2 000 lines, 50 ms apart in pieces of ten: the whole body would take ten seconds.
+        let line = FaultServer.element(0).utf8.count + 1
+        let url = server.url("/jsonlines?count=2000&chunk=\(line * 10)&delayMs=50")
+        let started = Date()
+        var taken = 0
+        for try await _ in testSession(engine: engine).get(url).streamJSONLines(of: Event.self, bufferSize: 2) {
+            taken += 1
+            if taken == 15 { break }
+        }
+        #expect(taken == 15)
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test(arguments: allEngines) func cancellingTheTaskEndsTheStream(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let url = server.url("/jsonlines?count=1000&chunk=200&delayMs=100")
+        let session = testSession(engine: engine)
+        let task = Task {
+            var count = 0
+            for try await _ in session.get(url).streamJSONLines(of: Event.self) { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error as HotPotatoError) = result else {
+            Issue.record("expected a cancellation, got \(result)")
+            return
+        }
+        #expect(error.code == .cancelled)
+    }
+
+    @Test(arguments: allEngines) func aSlowConsumerHoldsTheTransferBack(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        // 400 elements; the consumer takes 5 ms each. With a buffer of 4 the transfer cannot run
+        // ahead: when the consumer has taken 100, at most a few hundred more can have arrived.
+        let session = testSession(engine: engine)
+        let call = session.get(server.url("/jsonlines?count=400&chunk=64")).streamJSONLines(of: Event.self, bufferSize: 4)
+        var seen = 0
+        for try await event in call {
+            #expect(event.index == seen)
+            seen += 1
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(seen == 400)
+    }
+
+    @Test func elementLargerThanTheLimit() async throws {
+        let server = try await TestServers.fault()
+        let stream = testSession(engine: .urlSession).get(server.url("/jsonlines?count=3"))
+            .streamJSONLines(of: Event.self, maximumElementSize: 40)
+        let (events, error) = await Self.collect(stream)
+        #expect(events.isEmpty)
+        #expect(error?.code == .bodyTooLarge)
+        #expect(error?.limit == 40)
+        #expect(error?.elementIndex == 0)
+    }
+}
