@@ -50,7 +50,9 @@ import Testing
         // A tight timeout only where the server stalls on purpose: elsewhere a slow machine (or
         // ThreadSanitizer) must not turn a fault into a timeout.
         let session = testSession(engine: engine, timeout: fault == .stall ? 1 : 20)
-        let request = session.get(server.url(fault.path))
+        // JSON handlers get bytes that are JSON so far, so that they meet the fault itself.
+        let json = (kind == .json || kind == .decodable) && [.shortBody, .resetMidBody, .stall, .cutChunked].contains(fault)
+        let request = session.get(server.url(fault.path + (json ? "&json=1" : "")))
         let streamFile = scratch.file("stream.out")
         let outcome: HotPotatoError?
         switch kind {
@@ -81,6 +83,17 @@ import Testing
         if outcome == nil, kind == .file, fault == .slowDrip {
             #expect(try Data(contentsOf: scratch.file("download.bin")) == FaultServer.body(count: 3000))
         }
+    }
+
+    @Test(arguments: allEngines) func bytesThatAreNotJSONFailBeforeTheFaultIsReached(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        // The parser reads the body as it arrives: the first byte that is not JSON stops the
+        // transfer, before the short body is noticed.
+        let error = await expectFailure {
+            try await testSession(engine: engine).get(server.url(Fault.shortBody.path)).asJSON().response()
+        }
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.byteOffset == 0)
     }
 
     @Test(arguments: allEngines) func rejectionStopsTheTransferOnceTheErrorBodyIsKept(engine: Session.Engine) async throws {

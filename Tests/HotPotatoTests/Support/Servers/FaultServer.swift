@@ -23,7 +23,9 @@ import Darwin
 ///
 /// A TLS handshake gets a plain-HTTP answer, as from a server without TLS on that port.
 ///
-/// Bodies are the repeating bytes of `FaultServer.byte(at:)`, so tests can check what arrived.
+/// Bodies are the repeating bytes of `FaultServer.byte(at:)`, so tests can check what arrived —
+/// or, with `json=1` on `/short`, `/reset`, `/stall` and `/chunked-cut`, the start of a JSON array
+/// (`[0,0,0,…`), so that a JSON handler meets the fault rather than a syntax error.
 final class FaultServer: @unchecked Sendable {
     let port: UInt16
     private let listener: LoopbackSocket
@@ -35,6 +37,15 @@ final class FaultServer: @unchecked Sendable {
     static func byte(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset % 251) }
 
     static func body(count: Int) -> Data { Data((0..<count).map(byte(at:))) }
+
+    /// Byte `offset` of a JSON body: `[0,0,0,…`, a valid start of an array at any length.
+    static func jsonByte(at offset: Int) -> UInt8 {
+        offset == 0 ? UInt8(ascii: "[") : offset % 2 == 1 ? UInt8(ascii: "0") : UInt8(ascii: ",")
+    }
+
+    static func body(count: Int, json: Bool) -> Data {
+        json ? Data((0..<count).map(jsonByte(at:))) : body(count: count)
+    }
 
     init() throws {
         listener = try LoopbackSocket.listening(port: 0)
@@ -61,22 +72,23 @@ final class FaultServer: @unchecked Sendable {
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
         func int(_ name: String, _ fallback: Int) -> Int { query[name].flatMap(Int.init) ?? fallback }
+        let json = query["json"] == "1"
 
         switch components.path {
         case "/short":
             send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
-            sendBody(connection, count: int("sent", 100))
+            sendBody(connection, count: int("sent", 100), json: json)
             shutdown(connection, Int32(SHUT_WR))
             drain(connection)
         case "/reset":
             send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1_000_000)), "Content-Type": "application/json"]))
-            sendBody(connection, count: int("sent", 50_000))
+            sendBody(connection, count: int("sent", 50_000), json: json)
             usleep(50_000)
             var linger = linger(l_onoff: 1, l_linger: 0)
             setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
         case "/stall":
             send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
-            sendBody(connection, count: int("sent", 10))
+            sendBody(connection, count: int("sent", 10), json: json)
             sleepUntilClosed(connection, seconds: int("seconds", 10))
         case "/drip":
             let total = int("bytes", 1000)
@@ -98,7 +110,7 @@ final class FaultServer: @unchecked Sendable {
         case "/chunked-cut":
             send(connection, head(status: 200, headers: ["Transfer-Encoding": "chunked", "Content-Type": "application/json"]))
             let sent = int("sent", 100)
-            send(connection, Data(String(sent, radix: 16).utf8) + Data("\r\n".utf8) + body(count: sent) + Data("\r\n".utf8))
+            send(connection, Data(String(sent, radix: 16).utf8) + Data("\r\n".utf8) + body(count: sent, json: json) + Data("\r\n".utf8))
             shutdown(connection, Int32(SHUT_WR))
             drain(connection)
         case "/text":
@@ -160,11 +172,11 @@ final class FaultServer: @unchecked Sendable {
         return Data((text + "\r\n").utf8)
     }
 
-    private static func sendBody(_ connection: Int32, count: Int) {
+    private static func sendBody(_ connection: Int32, count: Int, json: Bool = false) {
         var offset = 0
         while offset < count {
             let size = min(64 * 1024, count - offset)
-            guard send(connection, Data((offset..<offset + size).map(byte(at:)))) else { return }
+            guard send(connection, Data((offset..<offset + size).map(json ? jsonByte(at:) : byte(at:)))) else { return }
             offset += size
         }
     }
