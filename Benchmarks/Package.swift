@@ -5,6 +5,9 @@
 // End to end, against nginx on 127.0.0.1 (see BENCHMARKS.md at the top of the repository):
 //   ./run-e2e.sh                                                    the full run
 //   ./run-e2e.sh --smoke --no-ahc                                   small sizes, one run each
+// JSON against Foundation (parse, decode, peak memory, last chunk to value):
+//   swift build -c release --product hotpotato-json --product rusage-exec
+//   .build/release/hotpotato-json                                  (--smoke for a quick check)
 // Microbenchmarks (ordo-one/benchmark), handlers fed in memory:
 //   swift package benchmark
 //   swift package benchmark thresholds check                        malloc counts against Thresholds/
@@ -39,6 +42,13 @@ let package = Package(
         .target(
             name: "BenchmarkFixtures",
             dependencies: [.product(name: "HotPotato", package: "HotPotato")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The JSON parser and decoder against Foundation's, with peak memory per candidate.
+        .executableTarget(
+            name: "hotpotato-json",
+            dependencies: [.product(name: "HotPotato", package: "HotPotato"), "BenchmarkFixtures"],
+            path: "Sources/JSONBench",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Measures a child's peak memory and CPU from a process small enough not to skew them.

@@ -54,6 +54,65 @@ public enum Fixtures {
         public let bio: String
     }
 
+    /// A numbers-heavy JSON document of about `count` bytes: an array of rows of integers,
+    /// decimals and exponents, small and large.
+    public static func numbersDocument(_ count: Int) -> Data {
+        var text = "["
+        text.reserveCapacity(count + 200)
+        var index = 0
+        while text.utf8.count < count {
+            if index > 0 { text += "," }
+            let small = index % 977
+            text += "[\(index),\(Double(index) * 1.0001),\(-index * 7919),\(Double(small) / 3),"
+                + "1.5e\(index % 300 - 150),\(index % 2 == 0 ? "0.25" : "-12345.678901"),\(index * 1_000_003)]"
+            index += 1
+        }
+        return Data((text + "]").utf8)
+    }
+
+    /// The rows of ``numbersDocument(_:)``, for `JSONDecoder`.
+    public typealias NumberRows = [[Double]]
+
+    /// A string- and Unicode-heavy JSON document of about `count` bytes: articles whose titles and
+    /// bodies mix scripts, emoji and escapes.
+    public static func stringsDocument(_ count: Int) -> Data {
+        let sentences = [
+            "HotPotato streams response bodies as they arrive.",
+            "Grüße aus Köln — naïve café, crème brûlée, façade.",
+            "日本語のテキストも正しく扱えます。",
+            "Съешь же ещё этих мягких французских булок, да выпей чаю.",
+            "Ελληνικά: Ξεσκεπάζω την ψυχοφθόρα βδελυγμία.",
+            #"Emoji too: 🥔🍟🔥 and a \"quoted\" word."#,
+            "中文文本：快速的棕色狐狸跳过了懒狗。",
+            #"Line one\nLine two\tTabbed, and \u00e9\u4e2d\ud83e\udd54 escapes."#,
+            "العربية: نص تجريبي للاختبار.",
+            "Plain ASCII prose about parsing JSON quickly and correctly, without surprises.",
+        ]
+        func prose(_ seed: Int, _ count: Int) -> String {
+            (0..<count).map { sentences[(seed &* 7 &+ $0 &* 3) % sentences.count] }.joined(separator: " ")
+        }
+        let authors = ["Zoë", "Łukasz", "田中", "Ólafur", "Amélie"]
+        var text = "["
+        text.reserveCapacity(count + 2000)
+        var index = 0
+        while text.utf8.count < count {
+            if index > 0 { text += "," }
+            text += #"{"id":\#(index),"author":"\#(authors[index % 5]) \#(index)","title":"\#(prose(index, 1))","#
+                + #""body":"\#(prose(index + 1, 3 + index % 8))","tags":["ünïcödé","日本","text"]}"#
+            index += 1
+        }
+        return Data((text + "]").utf8)
+    }
+
+    /// The articles of ``stringsDocument(_:)``, for `JSONDecoder`.
+    public struct Article: Decodable, Sendable {
+        public let id: Int
+        public let author: String
+        public let title: String
+        public let body: String
+        public let tags: [String]
+    }
+
     /// `data` split into chunks of `size` bytes, as a transport would deliver it.
     public static func chunks(_ data: Data, size: Int) -> [Data] {
         stride(from: 0, to: data.count, by: size).map { Data(data[$0..<min($0 + size, data.count)]) }

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 import HotPotato
 #if canImport(FoundationNetworking)

@@ -134,11 +134,6 @@ final class NginxFixture {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Starts a program without waiting for it, with a clean signal mask.
 func spawnBackground(_ executable: String, _ arguments: [String]) throws -> pid_t {
     var attributes = cleanSpawnAttributes()

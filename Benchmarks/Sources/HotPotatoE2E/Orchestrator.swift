@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 
 /// One measured run of one case.

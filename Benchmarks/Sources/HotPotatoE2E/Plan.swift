@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 
 /// One row of a scenario: a HotPotato configuration or a peer, run in a process of its own.

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,3 +1,4 @@
+import BenchmarkFixtures
 import Foundation
 
 /// Formats results as Markdown: one table per scenario, then each HotPotato row's ratio to every

@@ -7,6 +7,7 @@
 // files, runs every case interleaved (A B A B …) in fresh processes, and prints one Markdown table
 // per scenario with MiB/s (or requests/s), CPU seconds, peak RSS, and each HotPotato row's ratio to
 // every peer doing the same job.
+import BenchmarkFixtures
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())

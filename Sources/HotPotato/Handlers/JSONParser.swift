@@ -114,7 +114,10 @@ open class JSONParser<Content>: Accumulator<Content> {
         try super.prepare(for: head)
         let charset = head.contentType?.charset
         if charset == nil || TextEncodings.encoding(forCharset: charset!) == .utf8 {
-            parser = IncrementalJSONParser(mode: .document, options: parsingOptions)
+            // A `Decodable` type is decoded from the body's bytes through a tape, which needs no
+            // value made of the document (and addresses bodies below 4 GiB).
+            let tape = decoding != nil && maximumBodySize <= Int64(UInt32.max)
+            parser = IncrementalJSONParser(mode: tape ? .tape : .document, options: parsingOptions)
             isParsing = true
         }
     }
@@ -132,8 +135,14 @@ open class JSONParser<Content>: Accumulator<Content> {
     }
 
     /// Parses the body, selects the value at ``keyPath``, and converts it: with the `Decodable`
-    /// mapping when the parser was made with one, otherwise with ``content(from:)-(JSON)``.
+    /// mapping when the parser was made with one (straight from the body's bytes), otherwise with
+    /// ``content(from:)-(JSON)``.
     open override func content(from body: Data) throws -> Content {
+        if let decoding, let tape = try finishTape(body) {
+            return try decodingFailures(body) {
+                try decoding.decodeTape(tape, body, keyPath, parsingOptions.duplicateKeys)
+            }
+        }
         let document = try finishDocument(body)
         var value = document
         if let keyPath {
@@ -147,8 +156,13 @@ open class JSONParser<Content>: Accumulator<Content> {
             value = found
         }
         guard let decoding else { return try content(from: value) }
+        return try decodingFailures(body) { try decoding.decodeValue(value) }
+    }
+
+    /// Runs a decoding, turning its failures into ``HotPotatoError``s with the response head.
+    private func decodingFailures(_ body: Data, _ decode: () throws -> Content) throws -> Content {
         do {
-            return try decoding.decode(value)
+            return try decode()
         } catch let error as DecodingError {
             var failure = HotPotatoError(
                 .decodingFailed,
@@ -157,6 +171,14 @@ open class JSONParser<Content>: Accumulator<Content> {
                 head: head, underlying: error)
             failure.keyPath = keyPath
             throw failure
+        } catch var error as HotPotatoError {
+            error.head = error.head ?? head
+            if error.code == .keyPathNotFound {
+                error.keyPath = keyPath
+            } else if error.code == .invalidJSON {
+                error.intermediate = error.intermediate ?? .bytes(body)
+            }
+            throw error
         }
     }
 
@@ -216,6 +238,20 @@ open class JSONParser<Content>: Accumulator<Content> {
         } catch let error as JSONSyntaxError {
             throw invalidJSON(error, intermediate: .bytes(body))
         }
+    }
+
+    /// The tape of the body, when the parser recorded one: `nil` for an empty body and for a body
+    /// decoded from another charset, which go through ``finishDocument(_:)``.
+    private func finishTape(_ body: Data) throws -> [JSONTapeEntry]? {
+        guard !body.isEmpty else { return nil }
+        if leadingBytesPending { try releaseLeadingBytes() }
+        guard isParsing, case .tape = parser?.mode, (parser?.consumed ?? 0) > 0 else { return nil }
+        do {
+            _ = try parser!.finish()
+        } catch let error as JSONSyntaxError {
+            throw invalidJSON(error, intermediate: .bytes(body))
+        }
+        return parser!.tape
     }
 
     /// The parsed document: from the incremental parser when it ran, otherwise from the whole

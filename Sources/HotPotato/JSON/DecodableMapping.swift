@@ -1,13 +1,19 @@
 import Foundation
 
-/// Decodes a `Decodable` type from a ``JSON`` value with a caller's `JSONDecoder`'s strategies,
-/// straight from the value (see ``JSON/decode(_:atKeyPath:using:)``).
+/// Decodes a `Decodable` type with a caller's `JSONDecoder`'s strategies: from a body and the
+/// tape the parser recorded for it (the fast way), or from a ``JSON`` value (for bodies decoded
+/// from another charset first).
 struct DecodableMapping<Content> {
-    let decode: (JSON) throws -> Content
+    let decodeValue: (JSON) throws -> Content
+    let decodeTape: (_ tape: [JSONTapeEntry], _ body: Data, _ keyPath: String?, _ duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy) throws -> Content
 
     init(_ type: Content.Type, decoder: JSONDecoder) where Content: Decodable {
-        decode = { value in
-            try JSONValueDecoder.decode(type, from: value, using: decoder)
+        let strategies = JSONDecodingStrategies(decoder)
+        decodeValue = { value in
+            try JSONValueDecoder.decode(type, from: value, strategies: strategies)
+        }
+        decodeTape = { tape, body, keyPath, duplicateKeys in
+            try JSONBackend.decode(type, tape: tape, bytes: body, atKeyPath: keyPath, strategies: strategies, duplicateKeys: duplicateKeys)
         }
     }
 }

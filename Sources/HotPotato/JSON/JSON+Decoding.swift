@@ -40,3 +40,43 @@ extension JSON {
         return try JSONValueDecoder.decode(type, from: value, using: decoder)
     }
 }
+
+extension JSON {
+    /// Decodes a `Decodable` type from a JSON document's bytes (or from the value at `keyPath`)
+    /// with HotPotato's parser: the fastest way from bytes to your types, and what
+    /// ``JSONParser`` and `.as(_:)` do with a response body.
+    ///
+    /// ```swift
+    /// let users = try JSON.decode([User].self, from: data, atKeyPath: "data.users")
+    /// ```
+    ///
+    /// The document is checked exactly as ``init(parsing:options:)-(Data,_)`` checks it, but no
+    /// ``JSON`` value is made: the parser records where each token is, and the types are decoded
+    /// from the bytes themselves. Strategies, special types and errors are those of
+    /// ``decode(_:atKeyPath:using:)``.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - data: The document, in UTF-8 (a byte-order mark is ignored); below 4 GiB.
+    ///   - keyPath: Where to decode from; `nil` for the whole document.
+    ///   - decoder: The `JSONDecoder` whose strategies and `userInfo` to use.
+    ///   - options: Nesting limit and duplicate-key policy.
+    /// - Throws: ``HotPotatoError/Code/invalidJSON`` (with the byte offset, line and column),
+    ///   ``HotPotatoError/Code/keyPathNotFound``, or a `DecodingError`.
+    public static func decode<T: Decodable>(
+        _ type: T.Type = T.self, from data: Data, atKeyPath keyPath: String? = nil,
+        using decoder: JSONDecoder = JSONDecoder(), options: JSONParsingOptions = JSONParsingOptions()
+    ) throws -> T {
+        guard data.count <= Int(UInt32.max) else {
+            return try JSON(parsing: data, options: options).decode(type, atKeyPath: keyPath, using: decoder)
+        }
+        let tape: [JSONTapeEntry]
+        do {
+            tape = try JSONBackend.tape(data, options: options)
+        } catch {
+            throw error.hotPotatoError(head: nil, intermediate: .bytes(data))
+        }
+        return try JSONBackend.decode(
+            type, tape: tape, bytes: data, atKeyPath: keyPath, strategies: JSONDecodingStrategies(decoder),
+            duplicateKeys: options.duplicateKeys)
+    }
+}

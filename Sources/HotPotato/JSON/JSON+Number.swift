@@ -55,6 +55,39 @@ extension JSON {
             storage = .text(text)
         }
 
+        /// Creates a number from the bytes of a number the parser has already checked, stored as
+        /// the parser stores it: an `Int64`, a plain decimal inline, or else its text.
+        init(checkedJSON bytes: UnsafeBufferPointer<UInt8>) {
+            var index = 0
+            let negative = bytes[0] == UInt8(ascii: "-")
+            if negative { index = 1 }
+            var magnitude: UInt64 = 0
+            var digits = 0
+            var fractionDigits = 0
+            var plain = true
+            var inFraction = false
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte &- UInt8(ascii: "0") < 10 {
+                    if digits + fractionDigits < 19 { magnitude = magnitude &* 10 &+ UInt64(byte &- UInt8(ascii: "0")) }
+                    if inFraction { fractionDigits += 1 } else if magnitude != 0 || digits != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                } else if byte == UInt8(ascii: ".") {
+                    inFraction = true
+                } else {
+                    plain = false
+                    break
+                }
+                index += 1
+            }
+            if plain && !inFraction && digits <= 18 {
+                self.init(negative ? -Int64(magnitude) : Int64(magnitude))
+            } else if plain && inFraction && digits + fractionDigits <= 18 && (magnitude != 0 || !negative) {
+                self.init(significand: negative ? -Int64(magnitude) : Int64(magnitude), fractionDigits: UInt8(fractionDigits))
+            } else {
+                self.init(validatedText: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+
         /// Creates the number written `significand` with a decimal point before its last
         /// `fractionDigits` digits (at least one). Not for negative zero, whose sign the
         /// significand cannot keep.

@@ -7,6 +7,28 @@ enum JSONBackend {
     /// byte-order mark (offsets in errors still count it).
     static func parse(_ data: Data, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONSyntaxError) -> JSON {
         var parser = IncrementalJSONParser(mode: .document, options: options)
+        try feedWhole(data, to: &parser)
+        do {
+            return try parser.finish()
+        } catch {
+            throw error as? JSONSyntaxError ?? JSONSyntaxError(reason: "\(error)", offset: 0, line: 1, column: 1)
+        }
+    }
+
+    /// Parses a whole UTF-8 document into a tape (see ``JSONTapeEntry``), for decoding from
+    /// `data` itself.
+    static func tape(_ data: Data, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONSyntaxError) -> [JSONTapeEntry] {
+        var parser = IncrementalJSONParser(mode: .tape, options: options)
+        try feedWhole(data, to: &parser)
+        do {
+            _ = try parser.finish()
+        } catch {
+            throw error as? JSONSyntaxError ?? JSONSyntaxError(reason: "\(error)", offset: 0, line: 1, column: 1)
+        }
+        return parser.tape
+    }
+
+    private static func feedWhole(_ data: Data, to parser: inout IncrementalJSONParser) throws(JSONSyntaxError) {
         do {
             if data.starts(with: [0xEF, 0xBB, 0xBF]) {
                 parser.skipLeadingBytes(3)
@@ -14,11 +36,34 @@ enum JSONBackend {
             } else {
                 try data.withUnsafeBytes { try parser.feed($0) }
             }
-            return try parser.finish()
-        } catch let error as JSONSyntaxError {
-            throw error
         } catch {
-            throw JSONSyntaxError(reason: "\(error)", offset: 0, line: 1, column: 1)
+            throw error as? JSONSyntaxError ?? JSONSyntaxError(reason: "\(error)", offset: 0, line: 1, column: 1)
+        }
+    }
+
+    /// Decodes `type` from `data` through its tape, at `keyPath` when given.
+    ///
+    /// - Throws: `DecodingError`; ``HotPotatoError`` with ``HotPotatoError/Code/keyPathNotFound``,
+    ///   or ``HotPotatoError/Code/invalidJSON`` for a key that repeats under
+    ///   ``JSONParsingOptions/DuplicateKeyPolicy/reject``.
+    static func decode<T: Decodable>(
+        _ type: T.Type, tape: [JSONTapeEntry], bytes data: Data, atKeyPath keyPath: String?,
+        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
+    ) throws -> T {
+        try data.withUnsafeBytes { bytes in
+            try tape.withUnsafeBufferPointer { entries in
+                let decoder = JSONTapeDecoder(tape: entries, bytes: bytes, at: 0, strategies: strategies, duplicateKeys: duplicateKeys)
+                var root = 0
+                if let keyPath {
+                    guard let found = try decoder.entry(atKeyPath: keyPath, from: 0) else {
+                        var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".")
+                        error.keyPath = keyPath
+                        throw error
+                    }
+                    root = found
+                }
+                return try decoder.unwrap(root, as: type, at: .root, nil)
+            }
         }
     }
 }

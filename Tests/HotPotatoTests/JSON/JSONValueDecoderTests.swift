@@ -5,6 +5,21 @@ import Testing
 /// Decoding straight from a parsed value gives what `JSONDecoder` gives from the same bytes: the
 /// same values under the same strategies, and the same `DecodingError`s at the same coding paths.
 @Suite struct JSONValueDecoderTests {
+    /// The two ways HotPotato decodes: from a parsed ``JSON`` value, and from the bytes through
+    /// the parser's tape (what `.as(_:)` does with a body).
+    enum Path: String, CaseIterable, Sendable {
+        case value, tape
+    }
+
+    static func decode<T: Decodable>(
+        _ type: T.Type, _ text: String, _ path: Path, using decoder: JSONDecoder = JSONDecoder(), atKeyPath keyPath: String? = nil
+    ) throws -> T {
+        switch path {
+        case .value: return try JSON(parsing: text).decode(type, atKeyPath: keyPath, using: decoder)
+        case .tape: return try JSON.decode(type, from: Data(text.utf8), atKeyPath: keyPath, using: decoder)
+        }
+    }
+
     struct Profile: Codable, Equatable {
         enum Role: String, Codable { case admin, member }
         enum Level: Int, Codable { case low = 1, high = 2 }
@@ -50,8 +65,8 @@ import Testing
      "raw": {"free": ["form", 1.50, null]}}
     """#
 
-    @Test func decodesWhatJSONDecoderDecodes() throws {
-        let ours = try JSON(parsing: Self.profileText).decode(Profile.self)
+    @Test(arguments: Path.allCases) func decodesWhatJSONDecoderDecodes(path: Path) throws {
+        let ours = try Self.decode(Profile.self, Self.profileText, path)
         let theirs = try JSONDecoder().decode(Profile.self, from: Data(Self.profileText.utf8))
         #expect(ours == theirs)
         #expect(ours.big == .max)
@@ -72,11 +87,11 @@ import Testing
         }
     }
 
-    @Test func keyStrategies() throws {
+    @Test(arguments: Path.allCases) func keyStrategies(path: Path) throws {
         let text = #"{"user_name":"ada","http_status_code":200,"_private":true,"trailing_":1,"header_values":{"content_type":"json","X-Y":"z"},"nested":{"inner_key":[1]}}"#
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let ours = try JSON(parsing: text).decode(Snake.self, using: decoder)
+        let ours = try Self.decode(Snake.self, text, path, using: decoder)
         #expect(ours == (try decoder.decode(Snake.self, from: Data(text.utf8))))
         #expect(ours.headerValues["content_type"] == "json", "dictionary keys are data: left as written")
 
@@ -86,7 +101,7 @@ import Testing
         }
         let dashed = #"{"na-me":"x","co-unt":3}"#
         struct Dashed: Codable, Equatable { let name: String; let count: Int }
-        #expect(try JSON(parsing: dashed).decode(Dashed.self, using: custom) == (try custom.decode(Dashed.self, from: Data(dashed.utf8))))
+        #expect(try Self.decode(Dashed.self, dashed, path, using: custom) == (try custom.decode(Dashed.self, from: Data(dashed.utf8))))
     }
 
     struct AnyKey: CodingKey {
@@ -102,14 +117,15 @@ import Testing
         let blob: Data
     }
 
-    @Test(arguments: [
+    @Test(arguments: Path.allCases, [
         (#"{"at": 1700000000.5, "blob": "aGk="}"#, "seconds"),
         (#"{"at": 1700000000500, "blob": "aGk="}"#, "milliseconds"),
         (#"{"at": "2023-11-14T22:13:20Z", "blob": "aGk="}"#, "iso8601"),
         (#"{"at": 721692800.5, "blob": [104, 105]}"#, "deferred"),
         (#"{"at": "day 19675", "blob": "686"}"#, "custom"),
     ])
-    func dateAndDataStrategies(text: String, strategy: String) throws {
+    func dateAndDataStrategies(path: Path, example: (text: String, strategy: String)) throws {
+        let (text, strategy) = example
         let decoder = JSONDecoder()
         switch strategy {
         case "seconds": decoder.dateDecodingStrategy = .secondsSince1970
@@ -127,11 +143,11 @@ import Testing
                 Data(try decoder.singleValueContainer().decode(String.self).utf8.map { $0 + 50 })
             }
         }
-        let ours = try JSON(parsing: text).decode(Dated.self, using: decoder)
+        let ours = try Self.decode(Dated.self, text, path, using: decoder)
         #expect(ours == (try decoder.decode(Dated.self, from: Data(text.utf8))), "\(strategy)")
     }
 
-    @Test func nonConformingFloatsAndUserInfo() throws {
+    @Test(arguments: Path.allCases) func nonConformingFloatsAndUserInfo(path: Path) throws {
         struct Floats: Decodable, Equatable {
             let values: [Double]
             let tag: String
@@ -146,32 +162,31 @@ import Testing
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         decoder.userInfo[CodingUserInfoKey(rawValue: "tag")!] = "mine"
         let text = #"{"values": [1.5, "+inf", "-inf", "nan"]}"#
-        let ours = try JSON(parsing: text).decode(Floats.self, using: decoder)
+        let ours = try Self.decode(Floats.self, text, path, using: decoder)
         #expect(ours.values[0] == 1.5)
         #expect(ours.values[1] == .infinity)
         #expect(ours.values[2] == -.infinity)
         #expect(ours.values[3].isNaN)
         #expect(ours.tag == "mine")
-        #expect(throws: DecodingError.self) { try JSON(parsing: text).decode(Floats.self) }
+        #expect(throws: DecodingError.self) { try Self.decode(Floats.self, text, path) }
     }
 
-    @Test func numbersDecodeOnlyWhenTheyFit() throws {
-        #expect(try JSON(parsing: "34.0").decode(Int.self) == 34)
-        #expect(try JSON(parsing: "3.4e1").decode(Int.self) == 34)
-        #expect(try JSON(parsing: "255").decode(UInt8.self) == 255)
-        #expect(try JSON(parsing: "18446744073709551615").decode(UInt64.self) == .max)
-        #expect(try JSON(parsing: "1e-2").decode(Double.self) == 0.01)
-        #expect(try JSON(parsing: "0.0").decode(Double.self) == 0)
+    @Test(arguments: Path.allCases) func numbersDecodeOnlyWhenTheyFit(path: Path) throws {
+        #expect(try Self.decode(Int.self, "34.0", path) == 34)
+        #expect(try Self.decode(Int.self, "3.4e1", path) == 34)
+        #expect(try Self.decode(UInt8.self, "255", path) == 255)
+        #expect(try Self.decode(UInt64.self, "18446744073709551615", path) == .max)
+        #expect(try Self.decode(Double.self, "1e-2", path) == 0.01)
+        #expect(try Self.decode(Double.self, "0.0", path) == 0)
         for (text, type) in [("34.5", "Int"), ("256", "UInt8"), ("-1", "UInt"), ("1e400", "Double"), ("1e-400", "Double"),
                              ("3.5e38", "Float"), ("18446744073709551616", "UInt64")] {
-            let json = try JSON(parsing: text)
             let error: DecodingError? = switch type {
-            case "Int": Self.decodingError { try json.decode(Int.self) }
-            case "UInt8": Self.decodingError { try json.decode(UInt8.self) }
-            case "UInt": Self.decodingError { try json.decode(UInt.self) }
-            case "Float": Self.decodingError { try json.decode(Float.self) }
-            case "UInt64": Self.decodingError { try json.decode(UInt64.self) }
-            default: Self.decodingError { try json.decode(Double.self) }
+            case "Int": Self.decodingError { try Self.decode(Int.self, text, path) }
+            case "UInt8": Self.decodingError { try Self.decode(UInt8.self, text, path) }
+            case "UInt": Self.decodingError { try Self.decode(UInt.self, text, path) }
+            case "Float": Self.decodingError { try Self.decode(Float.self, text, path) }
+            case "UInt64": Self.decodingError { try Self.decode(UInt64.self, text, path) }
+            default: Self.decodingError { try Self.decode(Double.self, text, path) }
             }
             guard case .dataCorrupted(let context) = error else {
                 Issue.record("\(text) as \(type): \(String(describing: error))")
@@ -179,7 +194,7 @@ import Testing
             }
             #expect(context.debugDescription.contains(text), "the message names the number")
         }
-        let nested = try JSON(parsing: #"{"a":[1,{"b":300}]}"#)
+        let nested = #"{"a":[1,{"b":300}]}"#
         struct B: Decodable { let b: Int8 }
         struct A: Decodable { let a: [Either] }
         enum Either: Decodable {
@@ -188,7 +203,7 @@ import Testing
                 if let number = try? decoder.singleValueContainer().decode(Int.self) { self = .number(number) } else { self = .b(try B(from: decoder)) }
             }
         }
-        let error = Self.decodingError { try nested.decode(A.self) }
+        let error = Self.decodingError { try Self.decode(A.self, nested, path) }
         guard case .dataCorrupted(let context) = error else {
             Issue.record("\(String(describing: error))")
             return
@@ -225,17 +240,17 @@ import Testing
         }
     }
 
-    @Test(arguments: [
+    @Test(arguments: Path.allCases, [
         #"{"street": 1}"#, #"{"zip": "x"}"#, #"{"street": null}"#, #"[]"#, #""text""#, "null",
     ])
-    func errorsForAnAddressMatchJSONDecoder(text: String) throws {
-        let ours = Self.decodingError { try JSON(parsing: text).decode(Profile.Address.self) }
+    func errorsForAnAddressMatchJSONDecoder(path: Path, text: String) throws {
+        let ours = Self.decodingError { try Self.decode(Profile.Address.self, text, path) }
         let theirs = Self.decodingError { try JSONDecoder().decode(Profile.Address.self, from: Data(text.utf8)) }
         #expect(ours != nil)
         #expect(Self.summary(ours) == Self.summary(theirs), "\(text)")
     }
 
-    @Test(arguments: [
+    @Test(arguments: Path.allCases, [
         #"{"users": [{"name": "a", "age": 1}, {"name": "b"}]}"#,
         #"{"users": [{"name": "a", "age": 1}, {"name": "b", "age": "2"}]}"#,
         #"{"users": [{"name": "a", "age": 1}, null]}"#,
@@ -245,7 +260,7 @@ import Testing
         #"{"users": [{"name": ["a"], "age": 1}]}"#,
         #"{"user": []}"#,
     ])
-    func nestedErrorsMatchJSONDecoder(text: String) throws {
+    func nestedErrorsMatchJSONDecoder(path: Path, text: String) throws {
         struct User: Decodable {
             let name: String
             let age: Int
@@ -253,13 +268,13 @@ import Testing
             let tags: [String]?
         }
         struct Team: Decodable { let users: [User] }
-        let ours = Self.decodingError { try JSON(parsing: text).decode(Team.self) }
+        let ours = Self.decodingError { try Self.decode(Team.self, text, path) }
         let theirs = Self.decodingError { try JSONDecoder().decode(Team.self, from: Data(text.utf8)) }
         #expect(ours != nil)
         #expect(Self.summary(ours) == Self.summary(theirs), "\(text)")
     }
 
-    @Test func unkeyedContainersAtTheirEnd() throws {
+    @Test(arguments: Path.allCases) func unkeyedContainersAtTheirEnd(path: Path) throws {
         struct Pair: Decodable, Equatable {
             let first: Int
             let second: String?
@@ -269,14 +284,14 @@ import Testing
                 second = try container.decodeIfPresent(String.self)
             }
         }
-        #expect(try JSON(parsing: "[1]").decode(Pair.self) == (try JSONDecoder().decode(Pair.self, from: Data("[1]".utf8))))
-        #expect(try JSON(parsing: #"[1,"x"]"#).decode(Pair.self).second == "x")
-        let ours = Self.decodingError { try JSON(parsing: "[]").decode(Pair.self) }
+        #expect(try Self.decode(Pair.self, "[1]", path) == (try JSONDecoder().decode(Pair.self, from: Data("[1]".utf8))))
+        #expect(try Self.decode(Pair.self, #"[1,"x"]"#, path).second == "x")
+        let ours = Self.decodingError { try Self.decode(Pair.self, "[]", path) }
         let theirs = Self.decodingError { try JSONDecoder().decode(Pair.self, from: Data("[]".utf8)) }
         #expect(Self.summary(ours) == Self.summary(theirs))
     }
 
-    @Test func superDecodersAndNestedContainers() throws {
+    @Test(arguments: Path.allCases) func superDecodersAndNestedContainers(path: Path) throws {
         class Base: Decodable {
             let id: Int
             required init(from decoder: any Decoder) throws {
@@ -299,30 +314,92 @@ import Testing
             enum Keys: String, CodingKey { case extra, box, items }
         }
         let text = #"{"extra":"e","box":{"items":[1,2,3]},"super":{"id":7}}"#
-        let ours = try JSON(parsing: text).decode(Derived.self)
+        let ours = try Self.decode(Derived.self, text, path)
         let theirs = try JSONDecoder().decode(Derived.self, from: Data(text.utf8))
         #expect(ours.id == theirs.id && ours.extra == theirs.extra && ours.inner == theirs.inner)
         #expect(ours.id == 7 && ours.inner == [1, 2, 3])
     }
 
-    @Test func atAKeyPath() throws {
-        let json = try JSON(parsing: #"{"data":{"users":[{"street":"a","zip":"1"}]}}"#)
-        #expect(try json.decode([Profile.Address].self, atKeyPath: "data.users").first?.street == "a")
-        #expect(try json.decode(Profile.Address.self, atKeyPath: "data.users.0").zip == "1")
-        let error = try #require(throws: HotPotatoError.self) { try json.decode(Int.self, atKeyPath: "data.count") }
+    @Test(arguments: Path.allCases) func atAKeyPath(path: Path) throws {
+        let json = #"{"data":{"users":[{"street":"a","zip":"1"}]}}"#
+        #expect(try Self.decode([Profile.Address].self, json, path, atKeyPath: "data.users").first?.street == "a")
+        #expect(try Self.decode(Profile.Address.self, json, path, atKeyPath: "data.users.0").zip == "1")
+        let error = try #require(throws: HotPotatoError.self) { try Self.decode(Int.self, json, path, atKeyPath: "data.count") }
         #expect(error.code == .keyPathNotFound)
         #expect(error.keyPath == "data.count")
     }
 
-    @Test func randomDocumentsDecodeAsJSONDecoderDecodesThem() throws {
+    @Test(arguments: Path.allCases) func randomDocumentsDecodeAsJSONDecoderDecodesThem(path: Path) throws {
         for seed in UInt64(0)..<200 {
             var random = RandomJSON(seed: seed)
             let text = random.document(depth: 3).text
-            let ours = try JSON(parsing: text).decode(JSON.self)
+            let ours = try Self.decode(JSON.self, text, path)
             let theirs = try JSONDecoder().decode(JSON.self, from: Data(text.utf8))
             // JSONDecoder's trip through JSON.init(from:) keeps integers and doubles, not digits.
             #expect(FoundationComparison.matches(ours, try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)))
             #expect(ours.serialized().count > 0 && (theirs == ours || Self.sameShape(theirs, ours)), "seed \(seed)")
+        }
+    }
+
+    @Test(arguments: Path.allCases) func escapedKeysAndStrings(path: Path) throws {
+        struct Escaped: Decodable, Equatable {
+            let name: String
+            let quote: String
+            let emoji: String
+            enum CodingKeys: String, CodingKey { case name, quote = "say \"hi\"", emoji }
+        }
+        let text = #"{"n\u0061me":"a\/b\n\u00e9","say \"hi\"":"\"q\"","emoji":"\ud83e\udd54 🥔"}"#
+        let ours = try Self.decode(Escaped.self, text, path)
+        #expect(ours == (try JSONDecoder().decode(Escaped.self, from: Data(text.utf8))))
+        #expect(ours.name == "a/b\né")
+        #expect(ours.emoji == "🥔 🥔")
+    }
+
+    @Test(arguments: Path.allCases) func duplicateKeysFollowThePolicy(path: Path) throws {
+        struct Pair: Decodable { let a: Int; let b: Int }
+        let text = #"{"a":1,"b":2,"a":3}"#
+        #expect(try Self.decode(Pair.self, text, path).a == 3, "the last value, by default")
+        let first: Pair
+        switch path {
+        case .value: first = try JSON(parsing: text, options: JSONParsingOptions(duplicateKeys: .useFirst)).decode(Pair.self)
+        case .tape: first = try JSON.decode(Pair.self, from: Data(text.utf8), options: JSONParsingOptions(duplicateKeys: .useFirst))
+        }
+        #expect(first.a == 1)
+        let rejected = #expect(throws: HotPotatoError.self) {
+            switch path {
+            case .value: _ = try JSON(parsing: text, options: JSONParsingOptions(duplicateKeys: .reject)).decode(Pair.self)
+            case .tape: _ = try JSON.decode(Pair.self, from: Data(text.utf8), options: JSONParsingOptions(duplicateKeys: .reject))
+            }
+        }
+        #expect(rejected?.code == .invalidJSON)
+        #expect(rejected?.byteOffset == 13)
+        #expect(rejected?.column == 14)
+    }
+
+    @Test(arguments: Path.allCases) func largeObjectsAndDictionaries(path: Path) throws {
+        let members = (0..<100).map { #""key_\#($0)":\#($0)"# }.joined(separator: ",")
+        let text = "{" + members + #","key_7":"again"}"#
+        let dictionary = try Self.decode([String: JSON].self, text, path)
+        #expect(dictionary.count == 100)
+        #expect(dictionary["key_7"] == "again")
+        #expect(dictionary["key_99"] == 99)
+        struct Some: Decodable { let key_0: Int; let key_99: Int }
+        let some = try Self.decode(Some.self, text, path)
+        #expect(some.key_0 == 0 && some.key_99 == 99)
+        let snake = JSONDecoder()
+        snake.keyDecodingStrategy = .convertFromSnakeCase
+        struct Camel: Decodable { let key50: Int }
+        #expect(try Self.decode(Camel.self, text, path, using: snake).key50 == 50)
+    }
+
+    @Test func theHandlerDecodesFromTheBodyThroughTheTape() throws {
+        struct Message: Decodable, Sendable { let message: String; let count: Int }
+        let body = Data("\u{FEFF}{\"message\":\"hé\",\"count\":3}".utf8)
+        let head = ResponseHead(status: 200, headers: ["Content-Type": "application/json"])
+        for size in [1, 5, 1024] {
+            let chunks = stride(from: 0, to: body.count, by: size).map { Data(body[$0..<min($0 + size, body.count)]) }
+            let message = try ResponseDriver.run(JSONParser(decoding: Message.self), head: head, chunks: chunks)
+            #expect(message.message == "hé" && message.count == 3, "chunks of \(size)")
         }
     }
 

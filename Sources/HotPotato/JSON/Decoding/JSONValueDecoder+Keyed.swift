@@ -17,7 +17,12 @@ extension JSONValueDecoder {
             self.decoder = decoder
             self.object = object
             self.node = node
-            positions = decoder.strategies.usesDefaultKeys ? nil : decoder.convertedPositions(of: object, at: node)
+            if decoder.strategies.usesDefaultKeys {
+                positions = nil
+            } else {
+                let indexed = object.members.enumerated().map { (key: $0.element.key, value: $0.offset) }
+                positions = decoder.convertedPositionsOf(indexed, at: node)
+            }
         }
 
         var codingPath: [any CodingKey] { node.path }
@@ -165,30 +170,14 @@ extension JSONValueDecoder {
         /// `JSONDecoder` gives.
         private func subDecoder(_ key: some CodingKey) -> any Decoder {
             let value = self.value(forKey: key.stringValue) ?? .null
-            return JSONValueDecoder(value: value, node: node.appending(key), strategies: decoder.strategies)
+            return decoder.subDecoder(value, at: node.appending(key))
         }
     }
 
     /// Converted key → position of the object's members, under the key strategy.
-    func convertedPositions(of object: JSON.Object, at node: CodingPathNode) -> [String: Int] {
-        var positions = [String: Int](minimumCapacity: object.count)
-        for (position, member) in object.members.enumerated() {
-            let converted: String
-            switch strategies.keys {
-            case .convertFromSnakeCase:
-                if let known = convertedKeys[member.key] {
-                    converted = known
-                } else {
-                    converted = JSONDecodingStrategies.camelCase(fromSnakeCase: member.key)
-                    convertedKeys[member.key] = converted
-                }
-            case .custom(let convert):
-                converted = convert(node.path + [AnyCodingKey(member.key)]).stringValue
-            default:
-                converted = member.key
-            }
-            if positions[converted] == nil { positions[converted] = position }
-        }
-        return positions
+    func convertedPositionsOf(_ members: [(key: String, value: Int)], at node: CodingPathNode) -> [String: Int] {
+        var cache = convertedKeys
+        defer { convertedKeys = cache }
+        return JSONKeyConversion.convert(members, strategy: strategies.keys, at: node, cache: &cache)
     }
 }

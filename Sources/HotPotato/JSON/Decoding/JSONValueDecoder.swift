@@ -7,20 +7,24 @@ import Foundation
 /// One instance decodes a whole value: going into a nested value swaps the current value and
 /// coding path and restores them afterwards, so that decoding allocates nothing per level beyond
 /// the coding path's node.
-final class JSONValueDecoder: Decoder {
+final class JSONValueDecoder: JSONDecodingEngine {
+    typealias Ref = JSON
+
     let strategies: JSONDecodingStrategies
     let userInfo: [CodingUserInfoKey: Any]
     /// The value being decoded now.
-    private(set) var value: JSON
+    private(set) var current: JSON
     /// Where it is.
     private(set) var node: CodingPathNode
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
     var convertedKeys: [String: String] = [:]
+    /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
+    @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
 
     var codingPath: [any CodingKey] { node.path }
 
     init(value: JSON, node: CodingPathNode = .root, strategies: JSONDecodingStrategies) {
-        self.value = value
+        current = value
         self.node = node
         self.strategies = strategies
         userInfo = strategies.userInfo
@@ -38,26 +42,26 @@ final class JSONValueDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        switch value {
+        switch current {
         case .object(let object):
             return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: object, node: node))
         case .null:
             throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
                 codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
         default:
-            throw Self.typeMismatch([String: Any].self, found: value, at: codingPath)
+            throw JSONDecodingErrors.typeMismatch([String: Any].self, found: current, at: codingPath)
         }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        switch value {
+        switch current {
         case .array(let elements):
             return UnkeyedContainer(decoder: self, elements: elements, node: node)
         case .null:
             throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
                 codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
         default:
-            throw Self.typeMismatch([Any].self, found: value, at: codingPath)
+            throw JSONDecodingErrors.typeMismatch([Any].self, found: current, at: codingPath)
         }
     }
 
@@ -65,35 +69,49 @@ final class JSONValueDecoder: Decoder {
         self
     }
 
-    /// Runs `body` with `value` at `node` as the current value, then restores the current one.
+    // MARK: - The engine
+
+    func leaf(_ ref: JSON) -> JSON { ref }
+
+    func materialize(_ ref: JSON) -> JSON { ref }
+
     @inline(__always)
-    func with<T>(_ value: JSON, at node: CodingPathNode, _ body: () throws -> T) rethrows -> T {
-        let savedValue = self.value
+    func with<R>(_ ref: JSON, at node: CodingPathNode, _ body: () throws -> R) rethrows -> R {
+        let savedValue = current
         let savedNode = self.node
-        self.value = value
+        current = ref
         self.node = node
         defer {
-            self.value = savedValue
+            current = savedValue
             self.node = savedNode
         }
         return try body()
     }
 
-    // MARK: - Errors
-
-    static func typeMismatch(_ type: Any.Type, found value: JSON, at path: [any CodingKey]) -> DecodingError {
-        DecodingError.typeMismatch(type, DecodingError.Context(
-            codingPath: path, debugDescription: "Expected to decode \(type) but found \(describe(value)) instead."))
+    func elements(of ref: JSON) -> [JSON]? {
+        if case .array(let elements) = ref { return elements }
+        return nil
     }
 
-    static func describe(_ value: JSON) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool: return "bool"
-        case .number: return "number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "a dictionary"
-        }
+    func members(of ref: JSON) -> [(key: String, value: JSON)]? {
+        guard case .object(let object) = ref else { return nil }
+        return object.members.map { ($0.key, $0.value) }
+    }
+
+    func decodeArray(_ ref: JSON, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any? {
+        guard case .array(let elements) = ref else { return nil }
+        return try type.decodeElements(elements, with: self, at: node)
+    }
+
+    func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)? {
+        let identifier = ObjectIdentifier(type)
+        if let known = arrayTypes[identifier] { return known }
+        let array = type as? any DecodableArray.Type
+        arrayTypes[identifier] = .some(array)
+        return array
+    }
+
+    func subDecoder(_ ref: JSON, at node: CodingPathNode) -> any Decoder {
+        JSONValueDecoder(value: ref, node: node, strategies: strategies)
     }
 }

@@ -10,10 +10,13 @@ extension IncrementalJSONParser {
             switch parent.role {
             case .build, .target: role = .build
             case .skip: role = .skip
+            case .tape: role = .tape
             case .path(let component): role = try childRole(parent, component: component, isArray: !isObject, at: offset)
             }
         } else {
             switch mode {
+            case .tape:
+                role = .tape
             case .document, .lines:
                 role = .build
             case .elements:
@@ -24,6 +27,11 @@ extension IncrementalJSONParser {
                     role = .path(0)
                 }
             }
+        }
+        if case .tape = role {
+            frames.append(Frame(isObject: isObject, role: role, valueStart: tape.count, keyStart: tapeKeyFingerprints.count))
+            tape.append(JSONTapeEntry(kind: isObject ? .object : .array))
+            return
         }
         if case .target = role { targetSeen = true }
         frames.append(Frame(isObject: isObject, role: role, valueStart: stack.valueCount, keyStart: stack.keyCount))
@@ -51,6 +59,12 @@ extension IncrementalJSONParser {
         tokenEnd = offset + 1
         let frame = frames.removeLast()
         guard case .build = frame.role else {
+            if case .tape = frame.role {
+                tape[frame.valueStart].payload = UInt32(tape.count)
+                tape[frame.valueStart].length = UInt32(frame.count)
+                if frame.hasIndex { tape[frame.valueStart].flags = JSONTapeEntry.mayRepeatKeys }
+                tapeKeyFingerprints.removeSubrange(frame.keyStart...)
+            }
             return completeUnbuilt()
         }
         if isObject {
@@ -72,8 +86,38 @@ extension IncrementalJSONParser {
         }
         switch top.role {
         case .build, .target: return true
-        case .skip, .path: return false
+        case .skip, .path, .tape: return false
         }
+    }
+
+    /// Whether values are recorded on the tape rather than made.
+    private var isRecording: Bool {
+        if let top = frames.last { return top.role == .tape }
+        if case .tape = mode { return true }
+        return false
+    }
+
+    /// Records a number or a literal on the tape; `offset` is where it starts, ``tokenEnd`` where
+    /// it ends.
+    private mutating func record(_ value: borrowing JSON, at offset: Int64) throws {
+        switch value {
+        case .number:
+            tape.append(JSONTapeEntry(kind: .number, payload: try tapeOffset(offset), length: UInt32(tokenEnd - offset)))
+        case .bool(let flag):
+            tape.append(JSONTapeEntry(kind: flag ? .true : .false))
+        case .null:
+            tape.append(JSONTapeEntry(kind: .null))
+        case .string, .array, .object:
+            break
+        }
+    }
+
+    /// An offset as the tape keeps it.
+    private func tapeOffset(_ offset: Int64) throws -> UInt32 {
+        guard let narrow = UInt32(exactly: offset) else {
+            throw syntaxError("The document is too large to be decoded from a tape (4 GiB at most)", at: offset)
+        }
+        return narrow
     }
 
     /// A value is complete: add it to its container, emit it, or end the document. Returns what
@@ -82,6 +126,9 @@ extension IncrementalJSONParser {
         let top = frames.count - 1
         guard top >= 0 else {
             switch mode {
+            case .tape:
+                try record(value, at: offset)
+                return .end
             case .document:
                 root = value
                 return .end
@@ -103,6 +150,8 @@ extension IncrementalJSONParser {
                     stack.replaceValue(at: frames[top].valueStart + duplicateOf, with: value)
                 }
             }
+        case .tape:
+            try record(value, at: offset)
         case .target:
             try emit(value)
         case .path(let component):
@@ -120,6 +169,12 @@ extension IncrementalJSONParser {
     mutating func completeString(
         _ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64
     ) throws -> Expect {
+        if isRecording {
+            try checkString(base, from: start, to: end, flags: flags, origin: origin)
+            tape.append(JSONTapeEntry(
+                kind: .string, payload: try tapeOffset(origin + Int64(start)), length: UInt32(end - start), flags: flags.tapeFlags))
+            return completeUnbuilt()
+        }
         if isBuilding {
             let string = try makeString(base, from: start, to: end, flags: flags, origin: origin)
             return try complete(.string(string), at: origin + Int64(start - 1))
@@ -165,6 +220,24 @@ extension IncrementalJSONParser {
         case .path(let component):
             let key = try makeString(base, from: start, to: end, flags: flags, origin: origin)
             frames[top].keyMatches = key == path[component]
+        case .tape:
+            try checkString(base, from: start, to: end, flags: flags, origin: origin)
+            let fingerprint: UInt64
+            if flags.hasEscape {
+                fingerprint = scratch.withUnsafeBufferPointer { JSONValueStack.fingerprint($0.baseAddress!, count: $0.count) }
+            } else {
+                fingerprint = JSONValueStack.fingerprint(base + start, count: end - start)
+            }
+            // Equal fingerprints may be equal keys: the decoder then looks keys up by the
+            // duplicate-key policy. Large objects are left to it as well.
+            let keyStart = frames[top].keyStart
+            if !frames[top].hasIndex
+                && (tapeKeyFingerprints.count - keyStart > 64 || tapeKeyFingerprints[keyStart...].contains(fingerprint)) {
+                frames[top].hasIndex = true
+            }
+            tapeKeyFingerprints.append(fingerprint)
+            tape.append(JSONTapeEntry(
+                kind: .key, payload: try tapeOffset(origin + Int64(start)), length: UInt32(end - start), flags: flags.tapeFlags))
         case .skip, .target:
             try checkString(base, from: start, to: end, flags: flags, origin: origin)
         }

@@ -6,6 +6,11 @@ struct StringFlags {
     var hasNonASCII = false
     /// The bytes ran out right after a backslash.
     var endsInEscape = false
+
+    /// The flags a tape entry keeps.
+    var tapeFlags: UInt8 {
+        (hasEscape ? JSONTapeEntry.hasEscapes : 0) | (hasNonASCII ? JSONTapeEntry.hasNonASCII : 0)
+    }
 }
 
 extension IncrementalJSONParser {

@@ -13,6 +13,9 @@
 /// - `.elements`: the elements of the array at a key path (empty: the top-level array),
 ///   each handed to `onElement` as it completes and then dropped; values elsewhere in the document
 ///   are checked but not built, so memory is bounded by the largest element.
+/// - `.tape`: one document, checked exactly as `.document` checks it but recorded as a ``tape``
+///   of tokens pointing into the body (see ``JSONTapeEntry``), for decoding straight from the
+///   body's bytes.
 ///
 /// Not copyable: one caller, one body, and the stacks are freed with it.
 struct IncrementalJSONParser: ~Copyable {
@@ -21,6 +24,8 @@ struct IncrementalJSONParser: ~Copyable {
         case lines
         /// The elements of the array at ``path``.
         case elements
+        /// One document, recorded as a ``tape`` of tokens rather than made into a value.
+        case tape
     }
 
     /// Where an element (`.lines`, `.elements`) is: its index from 0 and where it starts.
@@ -60,6 +65,8 @@ struct IncrementalJSONParser: ~Copyable {
         case path(Int)
         /// The array whose elements are emitted.
         case target
+        /// Recorded on the tape.
+        case tape
     }
 
     /// An open array or object. Its children are on ``stack`` from `valueStart` (and its keys
@@ -76,6 +83,7 @@ struct IncrementalJSONParser: ~Copyable {
         /// `.build` object: the position of the earlier member whose key was just read again.
         var duplicateOf = -1
         /// `.build` object: a key → position table is kept in ``keyIndexes`` at this depth.
+        /// `.tape` object: two of its keys may be the same.
         var hasIndex = false
     }
 
@@ -103,6 +111,12 @@ struct IncrementalJSONParser: ~Copyable {
         case number
         case literal(length: Int)
     }
+
+    /// `.tape`: the document's tokens, in order.
+    var tape: [JSONTapeEntry] = []
+    /// `.tape`: the fingerprints of the keys of the open objects (each from its frame's
+    /// `keyStart`), to notice keys that may repeat.
+    var tapeKeyFingerprints: [UInt64] = []
 
     var pending = Pending.none
     var carry: [UInt8] = []
@@ -178,6 +192,14 @@ struct IncrementalJSONParser: ~Copyable {
                     at: consumed)
             }
             return value
+        case .tape:
+            guard case .end = expect, !tape.isEmpty else {
+                throw syntaxError(
+                    consumed == 0 || (frames.isEmpty && tape.isEmpty && expect == .value)
+                        ? "The document is empty" : "The document ends before its value is complete",
+                    at: consumed)
+            }
+            return .null
         case .lines:
             guard frames.isEmpty, expect == .lineEnd || expect == .value else {
                 throw syntaxError("The last line ends before its value is complete", at: consumed)
@@ -205,7 +227,10 @@ struct IncrementalJSONParser: ~Copyable {
         var expect = self.expect
         defer { self.expect = expect }
         let tracksElements: Bool
-        if case .document = mode { tracksElements = false } else { tracksElements = true }
+        switch mode {
+        case .document, .tape: tracksElements = false
+        case .lines, .elements: tracksElements = true
+        }
         while position < end {
             let byte = base[position]
             if byte <= 0x20 {
@@ -330,7 +355,7 @@ struct IncrementalJSONParser: ~Copyable {
     /// the target array).
     private var isAtElementLevel: Bool {
         switch mode {
-        case .document: return false
+        case .document, .tape: return false
         case .lines: return frames.isEmpty
         case .elements: return frames.last?.role == .target
         }

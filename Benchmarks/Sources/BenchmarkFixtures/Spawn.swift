@@ -3,20 +3,26 @@ import Foundation
 import Glibc
 #endif
 
+/// A failure of the benchmark harness itself (not of what it measures).
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// What a finished child process reports: its exit status, its standard output, and the
 /// resources the kernel counted for it.
-struct ChildResult {
-    var status: Int32
-    var output: String
+public struct ChildResult {
+    public var status: Int32
+    public var output: String
     /// User plus system CPU seconds of the child.
-    var cpuSeconds: Double
+    public var cpuSeconds: Double
     /// The child's peak resident memory, in KiB.
-    var maxRSSKiB: Int
+    public var maxRSSKiB: Int
 }
 
 /// Runs a program to completion with `posix_spawn` and `wait4`, so that its CPU time and peak
 /// memory come from the kernel's own accounting.
-func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildResult {
+public func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildResult {
     var pipe: [Int32] = [0, 0]
     guard Glibc.pipe(&pipe) == 0 else { throw POSIXError(.EMFILE) }
     var actions = posix_spawn_file_actions_t()
@@ -57,7 +63,7 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
 }
 
 /// Finds an executable on the PATH or in the usual system folders.
-func findExecutable(_ name: String) -> String? {
+public func findExecutable(_ name: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
     for folder in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/sbin", "/usr/bin"] {
         let candidate = folder + "/" + name
@@ -68,7 +74,7 @@ func findExecutable(_ name: String) -> String? {
 
 /// Runs a program under `rusage-exec` (beside this executable), which forks it from a small
 /// process, so that its peak memory is its own rather than this harness's.
-func spawnMeasured(_ executable: String, _ arguments: [String]) throws -> ChildResult {
+public func spawnMeasured(_ executable: String, _ arguments: [String]) throws -> ChildResult {
     let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let helper = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("rusage-exec").path
     guard FileManager.default.isExecutableFile(atPath: helper) else {
@@ -93,7 +99,7 @@ func spawnMeasured(_ executable: String, _ arguments: [String]) throws -> ChildR
 
 /// Spawn attributes with an empty signal mask: children would otherwise inherit the blocked mask
 /// of this process's threads (and ignore SIGTERM). Destroy them with `posix_spawnattr_destroy`.
-func cleanSpawnAttributes() -> posix_spawnattr_t {
+public func cleanSpawnAttributes() -> posix_spawnattr_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     var empty = sigset_t()

@@ -1,0 +1,308 @@
+import Foundation
+
+/// What HotPotato's two `Decoder`s share: `JSONValueDecoder` decodes from a parsed ``JSON`` value,
+/// `JSONTapeDecoder` from a body's bytes and their tape. Each names its values its own way
+/// (``Ref``); everything `JSONDecoder` does with them — its strategies, its special types, its
+/// errors — is written once, here.
+protocol JSONDecodingEngine: Decoder, SingleValueDecodingContainer, AnyObject {
+    /// How the engine refers to a value.
+    associatedtype Ref
+
+    var strategies: JSONDecodingStrategies { get }
+    /// The value being decoded now.
+    var current: Ref { get }
+    /// Where it is.
+    var node: CodingPathNode { get }
+
+    /// The value as a ``JSON`` leaf: strings, numbers, booleans and `null` as themselves; arrays
+    /// and objects as empty ones (for what errors say about them).
+    func leaf(_ ref: Ref) -> JSON
+    /// The whole value.
+    func materialize(_ ref: Ref) throws -> JSON
+    /// Runs `body` with `ref` at `node` as the current value, then restores the current one.
+    func with<R>(_ ref: Ref, at node: CodingPathNode, _ body: () throws -> R) rethrows -> R
+    /// The elements of an array, or `nil` when the value is not one.
+    func elements(of ref: Ref) -> [Ref]?
+    /// The members of an object, keys as written, each key once (by the duplicate-key policy), or
+    /// `nil` when the value is not one.
+    func members(of ref: Ref) throws -> [(key: String, value: Ref)]?
+    /// A decoder of its own for `ref`.
+    func subDecoder(_ ref: Ref, at node: CodingPathNode) -> any Decoder
+    /// `type` as an array HotPotato decodes itself, or `nil`; remembered by type, since asking
+    /// the runtime about a conformance each time is slow.
+    func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)?
+    /// The array at `ref` decoded as `type`, or `nil` when the value is not an array.
+    func decodeArray(_ ref: Ref, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any?
+}
+
+/// `[String: Value]`, which `JSONDecoder` exempts from its key decoding strategy: its keys are
+/// data, not property names.
+private protocol StringKeyedDictionary {
+    static var elementType: any Decodable.Type { get }
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
+    fileprivate static var elementType: any Decodable.Type { Value.self }
+}
+
+extension JSONDecodingEngine {
+    /// Decodes `type` from `ref` found at `key` under `node` (or at `node` itself), with
+    /// `JSONDecoder`'s special cases: `Date`, `Data`, `URL`, `Decimal` and `[String: Value]`.
+    func unwrap<T: Decodable>(_ ref: Ref, as type: T.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> T {
+        if T.self == JSON.self { return try materialize(ref) as! T }
+        if T.self == String.self { return try unwrapString(leaf(ref), at: node, key) as! T }
+        if T.self == Date.self { return try unwrapDate(ref, at: node, key) as! T }
+        if T.self == Data.self { return try unwrapData(ref, at: node, key) as! T }
+        if T.self == URL.self { return try unwrapURL(ref, at: node, key) as! T }
+        if T.self == Decimal.self { return try unwrapDecimal(ref, at: node, key) as! T }
+        if let array = decodableArray(T.self) {
+            return try unwrapArray(ref, as: array, at: node, key) as! T
+        }
+        if !strategies.usesDefaultKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
+            return try unwrapDictionary(ref, elementType: dictionary.elementType, at: node, key) as! T
+        }
+        let inner = key.map { node.appending($0) } ?? node
+        return try with(ref, at: inner) { try T(from: self) }
+    }
+
+    // MARK: - Leaves
+
+    func checkNotNull(_ value: JSON, _ type: Any.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws {
+        if case .null = value {
+            throw DecodingError.valueNotFound(type, DecodingError.Context(
+                codingPath: node.path(adding: key), debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+        }
+    }
+
+    func unwrapBool(_ value: JSON, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Bool {
+        guard case .bool(let bool) = value else {
+            try checkNotNull(value, Bool.self, at: node, key)
+            throw JSONDecodingErrors.typeMismatch(Bool.self, found: value, at: node.path(adding: key))
+        }
+        return bool
+    }
+
+    func unwrapString(_ value: JSON, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> String {
+        guard case .string(let string) = value else {
+            try checkNotNull(value, String.self, at: node, key)
+            throw JSONDecodingErrors.typeMismatch(String.self, found: value, at: node.path(adding: key))
+        }
+        return string
+    }
+
+    /// An integer of type `T` with exactly the number's value; `JSONDecoder` accepts `34.0` and
+    /// `3.4e1` for 34, and so does this.
+    func unwrapInteger<T: FixedWidthInteger>(_ value: JSON, as type: T.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> T {
+        guard case .number(let number) = value else {
+            try checkNotNull(value, type, at: node, key)
+            throw JSONDecodingErrors.typeMismatch(type, found: value, at: node.path(adding: key))
+        }
+        if case .integer(let integer) = number.storage, let exact = T(exactly: integer) { return exact }
+        if let exact = JSONDecodingErrors.integer(number, as: type) { return exact }
+        throw DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: node.path(adding: key), debugDescription: "Parsed JSON number <\(number.text)> does not fit in \(type)."))
+    }
+
+    func unwrapFloatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ value: JSON, as type: T.Type, at node: CodingPathNode, _ key: (any CodingKey)?
+    ) throws -> T {
+        switch value {
+        case .number(let number):
+            let converted: T?
+            switch number.storage {
+            case .integer(let integer): converted = T(integer)
+            case .decimal: converted = T.self == Double.self ? T(number.doubleValue) : T(number.text)
+            case .text(let text): converted = T(text)
+            }
+            // Like JSONDecoder: a number too large for the type, or too small to be anything but
+            // zero, is not silently made infinite or zero.
+            if let converted, converted.isFinite, converted != 0 || number.normalized.digits.isEmpty {
+                return converted
+            }
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: node.path(adding: key), debugDescription: "Number \(number.text) is not representable in \(type)."))
+        case .string(let string):
+            if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = strategies.nonConformingFloats {
+                if string == positiveInfinity { return .infinity }
+                if string == negativeInfinity { return -.infinity }
+                if string == nan { return .nan }
+            }
+        default:
+            try checkNotNull(value, type, at: node, key)
+        }
+        throw JSONDecodingErrors.typeMismatch(type, found: value, at: node.path(adding: key))
+    }
+
+    // MARK: - Foundation's types
+
+    private func unwrapDate(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Date {
+        let value = leaf(ref)
+        try checkNotNull(value, Date.self, at: node, key)
+        let inner = key.map { node.appending($0) } ?? node
+        switch strategies.dates {
+        case .deferredToDate:
+            return try with(ref, at: inner) { try Date(from: self) }
+        case .secondsSince1970:
+            return Date(timeIntervalSince1970: try unwrapFloatingPoint(value, as: Double.self, at: node, key))
+        case .millisecondsSince1970:
+            return Date(timeIntervalSince1970: try unwrapFloatingPoint(value, as: Double.self, at: node, key) / 1000)
+        case .iso8601:
+            let string = try unwrapString(value, at: node, key)
+            guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: inner.path, debugDescription: "Expected date string to be ISO8601-formatted."))
+            }
+            return date
+        #if canImport(Darwin)
+        case .formatted(let formatter):
+            let string = try unwrapString(value, at: node, key)
+            guard let date = formatter.date(from: string) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: inner.path, debugDescription: "Date string does not match format expected by formatter."))
+            }
+            return date
+        #endif
+        case .custom(let closure):
+            return try with(ref, at: inner) { try closure(self) }
+        @unknown default:
+            return try with(ref, at: inner) { try Date(from: self) }
+        }
+    }
+
+    private func unwrapData(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Data {
+        let value = leaf(ref)
+        try checkNotNull(value, Data.self, at: node, key)
+        let inner = key.map { node.appending($0) } ?? node
+        switch strategies.data {
+        case .deferredToData:
+            return try with(ref, at: inner) { try Data(from: self) }
+        case .base64:
+            guard case .string(let string) = value else {
+                throw JSONDecodingErrors.typeMismatch(String.self, found: value, at: inner.path)
+            }
+            guard let data = Data(base64Encoded: string) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: inner.path, debugDescription: "Encountered Data is not valid Base64."))
+            }
+            return data
+        case .custom(let closure):
+            return try with(ref, at: inner) { try closure(self) }
+        @unknown default:
+            return try with(ref, at: inner) { try Data(from: self) }
+        }
+    }
+
+    private func unwrapURL(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> URL {
+        let value = leaf(ref)
+        try checkNotNull(value, URL.self, at: node, key)
+        let string = try unwrapString(value, at: node, key)
+        guard let url = URL(string: string) else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: node.path(adding: key), debugDescription: "Invalid URL string."))
+        }
+        return url
+    }
+
+    /// A `Decimal` from the number's exact digits, not from a `Double`.
+    private func unwrapDecimal(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Decimal {
+        let value = leaf(ref)
+        try checkNotNull(value, Decimal.self, at: node, key)
+        guard case .number(let number) = value else {
+            throw JSONDecodingErrors.typeMismatch(Decimal.self, found: value, at: node.path(adding: key))
+        }
+        guard let decimal = number.decimalValue else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: node.path(adding: key), debugDescription: "Number \(number.text) is not representable in Decimal."))
+        }
+        return decimal
+    }
+
+    // MARK: - Collections
+
+    /// An array of `type` from `ref`, with `JSONDecoder`'s errors for what is not an array.
+    private func unwrapArray(_ ref: Ref, as type: any DecodableArray.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Any {
+        let inner = key.map { node.appending($0) } ?? node
+        guard let array = try decodeArray(ref, as: type, at: inner) else {
+            let value = leaf(ref)
+            if case .null = value {
+                throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
+                    codingPath: inner.path, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+            }
+            throw JSONDecodingErrors.typeMismatch([Any].self, found: value, at: inner.path)
+        }
+        return array
+    }
+
+    /// `[String: Value]` with its keys as written, whatever the key strategy.
+    private func unwrapDictionary(
+        _ ref: Ref, elementType: any Decodable.Type, at node: CodingPathNode, _ key: (any CodingKey)?
+    ) throws -> [String: Any] {
+        let value = leaf(ref)
+        try checkNotNull(value, [String: Any].self, at: node, key)
+        let inner = key.map { node.appending($0) } ?? node
+        guard let members = try members(of: ref) else {
+            throw JSONDecodingErrors.typeMismatch([String: Any].self, found: value, at: inner.path)
+        }
+        var result: [String: Any] = [:]
+        result.reserveCapacity(members.count)
+        for member in members {
+            result[member.key] = try unwrap(member.value, as: elementType, at: inner, AnyCodingKey(member.key))
+        }
+        return result
+    }
+
+    // MARK: - The single-value container
+
+    func decodeNil() -> Bool {
+        if case .null = leaf(current) { return true }
+        return false
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try unwrapBool(leaf(current), at: node, nil) }
+    func decode(_ type: String.Type) throws -> String { try unwrapString(leaf(current), at: node, nil) }
+    func decode(_ type: Double.Type) throws -> Double { try unwrapFloatingPoint(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Float.Type) throws -> Float { try unwrapFloatingPoint(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Int.Type) throws -> Int { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: UInt.Type) throws -> UInt { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try unwrap(current, as: type, at: node, nil)
+    }
+}
+
+/// The errors both decoders throw, worded as `JSONDecoder` words them.
+enum JSONDecodingErrors {
+    static func typeMismatch(_ type: Any.Type, found value: JSON, at path: [any CodingKey]) -> DecodingError {
+        DecodingError.typeMismatch(type, DecodingError.Context(
+            codingPath: path, debugDescription: "Expected to decode \(type) but found \(describe(value)) instead."))
+    }
+
+    static func describe(_ value: JSON) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .number: return "number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "a dictionary"
+        }
+    }
+
+    /// The number as `T`, exactly, when it is an integer that fits.
+    static func integer<T: FixedWidthInteger>(_ number: JSON.Number, as type: T.Type) -> T? {
+        if let integer = number.int64Value { return T(exactly: integer) }
+        let normalized = number.normalized
+        // Beyond Int64: only unsigned or wider types can hold it.
+        guard normalized.exponent >= 0, normalized.digits.count + normalized.exponent <= 40 else { return nil }
+        let digits = String(decoding: normalized.digits, as: UTF8.self) + String(repeating: "0", count: normalized.exponent)
+        return T((normalized.isNegative ? "-" : "") + digits)
+    }
+}

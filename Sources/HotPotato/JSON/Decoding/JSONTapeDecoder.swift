@@ -1,0 +1,239 @@
+import Foundation
+
+/// A `Decoder` that reads `Decodable` types straight from a body's bytes, through the tape the
+/// parser recorded for them (see ``JSONTapeEntry``): no ``JSON`` value is made, and only the
+/// strings a type asks for become `String`s. Strategies, special types and errors are
+/// `JSONDecoder`'s, as in `JSONValueDecoder`.
+///
+/// The tape and the bytes must outlive the decoding; ``decode(_:tape:bytes:at:strategies:duplicateKeys:)``
+/// scopes them.
+final class JSONTapeDecoder: JSONDecodingEngine {
+    typealias Ref = Int
+
+    let tape: UnsafeBufferPointer<JSONTapeEntry>
+    let bytes: UnsafeRawBufferPointer
+    let strategies: JSONDecodingStrategies
+    let duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
+    let userInfo: [CodingUserInfoKey: Any]
+    /// The entry of the value being decoded now.
+    private(set) var current: Int
+    /// Where it is.
+    private(set) var node: CodingPathNode
+    /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
+    var convertedKeys: [String: String] = [:]
+    /// Reused for strings with escapes.
+    @exclusivity(unchecked) var scratch: [UInt8] = []
+    /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
+    @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
+
+    var codingPath: [any CodingKey] { node.path }
+
+    init(
+        tape: UnsafeBufferPointer<JSONTapeEntry>, bytes: UnsafeRawBufferPointer, at index: Int, node: CodingPathNode = .root,
+        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
+    ) {
+        self.tape = tape
+        self.bytes = bytes
+        self.strategies = strategies
+        self.duplicateKeys = duplicateKeys
+        userInfo = strategies.userInfo
+        current = index
+        self.node = node
+    }
+
+    /// Decodes `type` from the value at tape entry `index`.
+    static func decode<T: Decodable>(
+        _ type: T.Type, tape: UnsafeBufferPointer<JSONTapeEntry>, bytes: UnsafeRawBufferPointer, at index: Int,
+        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
+    ) throws -> T {
+        let decoder = JSONTapeDecoder(tape: tape, bytes: bytes, at: index, strategies: strategies, duplicateKeys: duplicateKeys)
+        return try decoder.unwrap(index, as: type, at: .root, nil)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        switch tape[current].kind {
+        case .object:
+            return KeyedDecodingContainer(try KeyedContainer<Key>(decoder: self, object: current, node: node))
+        case .null:
+            throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+        default:
+            throw JSONDecodingErrors.typeMismatch([String: Any].self, found: leaf(current), at: codingPath)
+        }
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        switch tape[current].kind {
+        case .array:
+            return UnkeyedContainer(decoder: self, array: current, node: node)
+        case .null:
+            throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+        default:
+            throw JSONDecodingErrors.typeMismatch([Any].self, found: leaf(current), at: codingPath)
+        }
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        self
+    }
+
+    // MARK: - Reading the tape
+
+    /// The entry after the value at `index` (and everything in it).
+    @inline(__always)
+    func end(of index: Int) -> Int {
+        tape[index].isContainer ? Int(tape[index].payload) : index + 1
+    }
+
+    /// The written bytes of a string, key or number entry.
+    @inline(__always)
+    func writtenBytes(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        let entry = tape[index]
+        return UnsafeBufferPointer(
+            start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(entry.payload), count: Int(entry.length))
+    }
+
+    /// The number of a number entry.
+    func number(at index: Int) -> JSON.Number {
+        JSON.Number(checkedJSON: writtenBytes(index))
+    }
+
+    func string(at index: Int) -> String {
+        JSONTapeStrings.make(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0, scratch: &scratch)
+    }
+
+    /// Whether the key entry at `index` spells `key`.
+    func key(at index: Int, is key: String) -> Bool {
+        JSONTapeStrings.equals(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0, key, scratch: &scratch)
+    }
+
+    // MARK: - The engine
+
+    func leaf(_ index: Int) -> JSON {
+        switch tape[index].kind {
+        case .string, .key: return .string(string(at: index))
+        case .number: return .number(JSON.Number(checkedJSON: writtenBytes(index)))
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .null: return .null
+        case .array: return .array([])
+        case .object: return .object(JSON.Object())
+        }
+    }
+
+    func materialize(_ index: Int) throws -> JSON {
+        switch tape[index].kind {
+        case .array:
+            return .array(try elements(of: index)!.map { try materialize($0) })
+        case .object:
+            let members = try self.members(of: index)!
+            return .object(JSON.Object(uniqueMembers: try members.map { JSON.Object.Member(key: $0.key, value: try materialize($0.value)) }))
+        default:
+            return leaf(index)
+        }
+    }
+
+    @inline(__always)
+    func with<R>(_ index: Int, at node: CodingPathNode, _ body: () throws -> R) rethrows -> R {
+        let savedIndex = current
+        let savedNode = self.node
+        current = index
+        self.node = node
+        defer {
+            current = savedIndex
+            self.node = savedNode
+        }
+        return try body()
+    }
+
+    func elements(of index: Int) -> [Int]? {
+        guard tape[index].kind == .array else { return nil }
+        var elements: [Int] = []
+        elements.reserveCapacity(Int(tape[index].length))
+        var position = index + 1
+        let last = end(of: index)
+        while position < last {
+            elements.append(position)
+            position = end(of: position)
+        }
+        return elements
+    }
+
+    func members(of index: Int) throws -> [(key: String, value: Int)]? {
+        guard tape[index].kind == .object else { return nil }
+        var members: [(key: String, value: Int)] = []
+        members.reserveCapacity(Int(tape[index].length))
+        var position = index + 1
+        let last = end(of: index)
+        var seen: [String: Int]? = tape[index].flags & JSONTapeEntry.mayRepeatKeys != 0 ? [:] : nil
+        while position < last {
+            let key = string(at: position)
+            let value = position + 1
+            if seen != nil, let earlier = seen![key] {
+                switch duplicateKeys {
+                case .useLast: members[earlier].value = value
+                case .useFirst: break
+                case .reject: throw repeatedKey(key, at: position)
+                }
+            } else {
+                seen?[key] = members.count
+                members.append((key, value))
+            }
+            position = end(of: value)
+        }
+        return members
+    }
+
+    func decodeArray(_ index: Int, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any? {
+        guard tape[index].kind == .array else { return nil }
+        return try type.decodeElements(ofArrayAt: index, with: self, at: node)
+    }
+
+    func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)? {
+        let identifier = ObjectIdentifier(type)
+        if let known = arrayTypes[identifier] { return known }
+        let array = type as? any DecodableArray.Type
+        arrayTypes[identifier] = .some(array)
+        return array
+    }
+
+    func subDecoder(_ index: Int, at node: CodingPathNode) -> any Decoder {
+        JSONTapeDecoder(tape: tape, bytes: bytes, at: index, node: node, strategies: strategies, duplicateKeys: duplicateKeys)
+    }
+
+    /// The error for a key that appears twice under ``JSONParsingOptions/DuplicateKeyPolicy/reject``,
+    /// found only now since the tape notes only that keys may repeat.
+    private func repeatedKey(_ key: String, at index: Int) -> HotPotatoError {
+        let offset = Int(tape[index].payload) - 1
+        let before = UnsafeRawBufferPointer(rebasing: bytes[..<offset])
+        let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+        let lineStart = (before.lastIndex(of: 0x0A).map { $0 + 1 }) ?? 0
+        let syntax = JSONSyntaxError(
+            reason: "The key \"\(key)\" appears twice in an object", offset: Int64(offset), line: line, column: offset - lineStart + 1)
+        return syntax.hotPotatoError(head: nil, intermediate: nil)
+    }
+
+    // MARK: - Key paths
+
+    /// The entry at a dot-separated key path (as ``JSON/subscript(_:)-(String)`` reads one), or
+    /// `nil` when a step is missing.
+    func entry(atKeyPath keyPath: String, from root: Int) throws -> Int? {
+        var position = root
+        if keyPath.isEmpty { return position }
+        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            switch tape[position].kind {
+            case .object:
+                guard let member = try members(of: position)!.first(where: { $0.key == component }) else { return nil }
+                position = member.value
+            case .array:
+                guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let index = Int(component),
+                      let elements = elements(of: position), elements.indices.contains(index) else { return nil }
+                position = elements[index]
+            default:
+                return nil
+            }
+        }
+        return position
+    }
+}
