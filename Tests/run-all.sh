@@ -89,6 +89,9 @@ fi
 if [[ "${HOTPOTATO_SKIP_BENCH:-0}" != 1 ]]; then
   say "Benchmark smoke: end to end (small sizes, one run each; AsyncHTTPClient only in the full run)"
   limit 900 Benchmarks/run-e2e.sh --smoke --no-ahc > /dev/null
+  say "Benchmark smoke: JSON against Foundation (1 MB documents)"
+  (cd Benchmarks && limit 900 swift build -c release --product hotpotato-json > /dev/null \
+    && limit 600 .build/release/hotpotato-json --smoke > /dev/null)
   say "Benchmark smoke: microbenchmarks, malloc counts against Benchmarks/Thresholds"
   (
     cd Benchmarks

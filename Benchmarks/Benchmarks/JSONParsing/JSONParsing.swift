@@ -1,4 +1,6 @@
-// The JSON handler against JSONSerialization and JSONDecoder on the same 8 MB document.
+// The JSON handler, and HotPotato's parser and decoder on a whole document, against
+// JSONSerialization and JSONDecoder on the same 8 MB document. (Benchmarks/Sources/JSONBench runs the
+// 50 MB comparison with peak memory per candidate.)
 import Benchmark
 import BenchmarkFixtures
 import Foundation
@@ -26,6 +28,16 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 try blackHole(ResponseDriver.run(JSONParser(decoding: [Fixtures.User].self), head: head, chunks: chunks))
             }
+        }
+    }
+    Benchmark("HotPotato_parse_whole") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSON(parsing: document))
+        }
+    }
+    Benchmark("HotPotato_decode_Users_whole") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSON.decode([Fixtures.User].self, from: document))
         }
     }
     Benchmark("JSONSerialization_whole") { benchmark in

@@ -44,7 +44,7 @@ enum Candidate: String, CaseIterable {
     /// The `JSONParser` handler fed 16 KiB chunks (the body is kept as well, as `.asJSON()` does).
     case hotPotatoHandler = "hotpotato-handler"
     case jsonSerialization = "jsonserialization"
-    /// `JSON(parsing:).decode(_:)`, into the document's types.
+    /// `JSON.decode(_:from:)`, into the document's types: straight from the bytes.
     case hotPotatoDecode = "hotpotato-decode"
     /// `JSONParser(decoding:)` fed 16 KiB chunks.
     case hotPotatoDecodeHandler = "hotpotato-decode-handler"
@@ -58,9 +58,9 @@ enum Candidate: String, CaseIterable {
         case (.hotPotatoParse, _): try check(JSON(parsing: data).arrayValue?.count)
         case (.hotPotatoHandler, _): try check(ResponseDriver.run(JSONParser(maximumBodySize: .max), head: head, chunks: chunks).arrayValue?.count)
         case (.jsonSerialization, _): try check((JSONSerialization.jsonObject(with: data) as? [Any])?.count)
-        case (.hotPotatoDecode, .mixed): try check(JSON(parsing: data).decode([Fixtures.User].self).count)
-        case (.hotPotatoDecode, .numbers): try check(JSON(parsing: data).decode(Fixtures.NumberRows.self).count)
-        case (.hotPotatoDecode, .strings): try check(JSON(parsing: data).decode([Fixtures.Article].self).count)
+        case (.hotPotatoDecode, .mixed): try check(JSON.decode([Fixtures.User].self, from: data).count)
+        case (.hotPotatoDecode, .numbers): try check(JSON.decode(Fixtures.NumberRows.self, from: data).count)
+        case (.hotPotatoDecode, .strings): try check(JSON.decode([Fixtures.Article].self, from: data).count)
         case (.hotPotatoDecodeHandler, .mixed):
             try check(ResponseDriver.run(JSONParser(decoding: [Fixtures.User].self, maximumBodySize: .max), head: head, chunks: chunks).count)
         case (.hotPotatoDecodeHandler, .numbers):
