@@ -22,6 +22,12 @@ extension Array: DecodableArray where Element: Decodable {
             }
             return unsafeBitCast(strings, to: Self.self)
         }
+        if Element.self == Double.self {
+            return unsafeBitCast(try map(elements.count, elements.makeIterator()) { try decoder.unwrapDouble($0, at: node, $1) }, to: Self.self)
+        }
+        if Element.self == Int.self {
+            return unsafeBitCast(try map(elements.count, elements.makeIterator()) { try decoder.unwrapInt($0, at: node, $1) }, to: Self.self)
+        }
         var result: [Element] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
@@ -35,6 +41,13 @@ extension Array: DecodableArray where Element: Decodable {
         if Element.self == String.self {
             return unsafeBitCast(try decoder.strings(ofArrayAt: array, at: node), to: Self.self)
         }
+        let entries = TapeElements(decoder: decoder, array: array)
+        if Element.self == Double.self {
+            return unsafeBitCast(try map(entries.count, entries.makeIterator()) { try decoder.unwrapDouble($0, at: node, $1) }, to: Self.self)
+        }
+        if Element.self == Int.self {
+            return unsafeBitCast(try map(entries.count, entries.makeIterator()) { try decoder.unwrapInt($0, at: node, $1) }, to: Self.self)
+        }
         var result: [Element] = []
         result.reserveCapacity(Int(decoder.tape[array].length))
         var position = array + 1
@@ -43,6 +56,48 @@ extension Array: DecodableArray where Element: Decodable {
             position = decoder.end(of: position)
         }
         return result
+    }
+}
+
+extension Array where Element: Decodable {
+    /// Each element converted by `convert`, with its index as a coding key.
+    @inline(__always)
+    fileprivate static func map<Elements: IteratorProtocol, T>(
+        _ count: Int, _ elements: Elements, _ convert: (Elements.Element, ArrayIndexKey) throws -> T
+    ) throws -> [T] {
+        var elements = elements
+        var result: [T] = []
+        result.reserveCapacity(count)
+        var index = 0
+        while let element = elements.next() {
+            result.append(try convert(element, ArrayIndexKey(index)))
+            index += 1
+        }
+        return result
+    }
+}
+
+/// The entries of the elements of an array on a tape.
+struct TapeElements: Sequence {
+    let decoder: JSONTapeDecoder
+    let array: Int
+
+    var count: Int { Int(decoder.tape[array].length) }
+
+    func makeIterator() -> Iterator {
+        Iterator(decoder: decoder, position: array + 1, last: decoder.end(of: array))
+    }
+
+    struct Iterator: IteratorProtocol {
+        let decoder: JSONTapeDecoder
+        var position: Int
+        let last: Int
+
+        mutating func next() -> Int? {
+            guard position < last else { return nil }
+            defer { position = decoder.end(of: position) }
+            return position
+        }
     }
 }
 

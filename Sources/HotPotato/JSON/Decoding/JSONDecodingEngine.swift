@@ -33,6 +33,10 @@ protocol JSONDecodingEngine: Decoder, SingleValueDecodingContainer, AnyObject {
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)?
     /// The array at `ref` decoded as `type`, or `nil` when the value is not an array.
     func decodeArray(_ ref: Ref, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any?
+    /// The nearest `Double` to `ref` when it is a number, without going through a ``JSON`` leaf.
+    func numberAsDouble(_ ref: Ref) -> Double?
+    /// The value of `ref` when it is an integer number that fits an `Int64`.
+    func numberAsInt64(_ ref: Ref) -> Int64?
 }
 
 /// `[String: Value]`, which `JSONDecoder` exempts from its key decoding strategy: its keys are
@@ -49,8 +53,11 @@ extension JSONDecodingEngine {
     /// Decodes `type` from `ref` found at `key` under `node` (or at `node` itself), with
     /// `JSONDecoder`'s special cases: `Date`, `Data`, `URL`, `Decimal` and `[String: Value]`.
     func unwrap<T: Decodable>(_ ref: Ref, as type: T.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> T {
-        if T.self == JSON.self { return try materialize(ref) as! T }
         if T.self == String.self { return try unwrapString(leaf(ref), at: node, key) as! T }
+        if T.self == Double.self { return try unwrapDouble(ref, at: node, key) as! T }
+        if T.self == Int.self { return try unwrapInt(ref, at: node, key) as! T }
+        if T.self == Bool.self { return try unwrapBool(leaf(ref), at: node, key) as! T }
+        if T.self == JSON.self { return try materialize(ref) as! T }
         if T.self == Date.self { return try unwrapDate(ref, at: node, key) as! T }
         if T.self == Data.self { return try unwrapData(ref, at: node, key) as! T }
         if T.self == URL.self { return try unwrapURL(ref, at: node, key) as! T }
@@ -131,6 +138,20 @@ extension JSONDecodingEngine {
             try checkNotNull(value, type, at: node, key)
         }
         throw JSONDecodingErrors.typeMismatch(type, found: value, at: node.path(adding: key))
+    }
+
+    /// A `Double`, straight from the number when it is an ordinary one.
+    @inline(__always)
+    func unwrapDouble(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Double {
+        if let value = numberAsDouble(ref), value.isFinite, value != 0 { return value }
+        return try unwrapFloatingPoint(leaf(ref), as: Double.self, at: node, key)
+    }
+
+    /// An `Int`, straight from the number when it is an integer that fits.
+    @inline(__always)
+    func unwrapInt(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Int {
+        if let value = numberAsInt64(ref), let exact = Int(exactly: value) { return exact }
+        return try unwrapInteger(leaf(ref), as: Int.self, at: node, key)
     }
 
     // MARK: - Foundation's types
@@ -260,9 +281,9 @@ extension JSONDecodingEngine {
 
     func decode(_ type: Bool.Type) throws -> Bool { try unwrapBool(leaf(current), at: node, nil) }
     func decode(_ type: String.Type) throws -> String { try unwrapString(leaf(current), at: node, nil) }
-    func decode(_ type: Double.Type) throws -> Double { try unwrapFloatingPoint(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Double.Type) throws -> Double { try unwrapDouble(current, at: node, nil) }
     func decode(_ type: Float.Type) throws -> Float { try unwrapFloatingPoint(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: Int.Type) throws -> Int { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Int.Type) throws -> Int { try unwrapInt(current, at: node, nil) }
     func decode(_ type: Int8.Type) throws -> Int8 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
     func decode(_ type: Int16.Type) throws -> Int16 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
     func decode(_ type: Int32.Type) throws -> Int32 { try unwrapInteger(leaf(current), as: type, at: node, nil) }

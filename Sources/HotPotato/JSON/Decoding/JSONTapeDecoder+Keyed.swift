@@ -112,19 +112,14 @@ extension JSONTapeDecoder {
         }
 
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-            let entry = try require(key)
-            if decoder.tape[entry].kind == .number {
-                let value = decoder.number(at: entry).doubleValue
-                if value.isFinite && value != 0 { return value }
-            }
-            return try decoder.unwrapFloatingPoint(decoder.leaf(entry), as: type, at: node, key)
+            try decoder.unwrapDouble(require(key), at: node, key)
         }
 
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
             try decoder.unwrapFloatingPoint(decoder.leaf(require(key)), as: type, at: node, key)
         }
 
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.unwrapInt(require(key), at: node, key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
         func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }

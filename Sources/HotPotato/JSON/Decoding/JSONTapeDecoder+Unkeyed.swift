@@ -62,7 +62,11 @@ extension JSONTapeDecoder {
             return result
         }
 
-        mutating func decode(_ type: Double.Type) throws -> Double { try floatingPoint(type) }
+        mutating func decode(_ type: Double.Type) throws -> Double {
+            let result = try decoder.unwrapDouble(next(type), at: node, key)
+            advance()
+            return result
+        }
         mutating func decode(_ type: Float.Type) throws -> Float { try floatingPoint(type) }
 
         private mutating func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type) throws -> T {

@@ -185,6 +185,15 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         return members
     }
 
+    func numberAsDouble(_ index: Int) -> Double? {
+        tape[index].kind == .number ? JSONDoubleParsing.double(writtenBytes(index)) : nil
+    }
+
+    func numberAsInt64(_ index: Int) -> Int64? {
+        guard tape[index].kind == .number, case .integer(let value) = number(at: index).storage else { return nil }
+        return value
+    }
+
     func decodeArray(_ index: Int, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any? {
         guard tape[index].kind == .array else { return nil }
         return try type.decodeElements(ofArrayAt: index, with: self, at: node)

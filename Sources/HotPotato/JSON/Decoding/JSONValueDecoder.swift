@@ -98,6 +98,16 @@ final class JSONValueDecoder: JSONDecodingEngine {
         return object.members.map { ($0.key, $0.value) }
     }
 
+    func numberAsDouble(_ ref: JSON) -> Double? {
+        if case .number(let number) = ref { return number.doubleValue }
+        return nil
+    }
+
+    func numberAsInt64(_ ref: JSON) -> Int64? {
+        if case .number(let number) = ref, case .integer(let value) = number.storage { return value }
+        return nil
+    }
+
     func decodeArray(_ ref: JSON, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any? {
         guard case .array(let elements) = ref else { return nil }
         return try type.decodeElements(elements, with: self, at: node)

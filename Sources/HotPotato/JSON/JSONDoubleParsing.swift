@@ -1,0 +1,111 @@
+import Foundation
+
+/// The `Double` nearest to a JSON number, read from its bytes without making a `String`.
+enum JSONDoubleParsing {
+    /// 10^0 … 10^22: the powers of ten a `Double` holds exactly.
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        var power = 1.0
+        for _ in 0..<exponent { power *= 10 }
+        return power
+    }
+
+    /// The nearest `Double` (correctly rounded) to the bytes of a number the parser has checked;
+    /// infinite when it is too large.
+    static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double {
+        var index = 0
+        let negative = bytes[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        var significand: UInt64 = 0
+        var significantDigits = 0
+        var exponent = 0
+        var sawPoint = false
+        var overflowDigits = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte &- UInt8(ascii: "0") < 10 {
+                if significantDigits < 19 {
+                    if significand != 0 || byte != UInt8(ascii: "0") || significantDigits > 0 {
+                        significand = significand &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                        if significand != 0 { significantDigits += 1 }
+                    }
+                    if sawPoint { exponent -= 1 }
+                } else {
+                    overflowDigits += 1
+                    if !sawPoint { exponent += 1 }
+                }
+            } else if byte == UInt8(ascii: ".") {
+                sawPoint = true
+            } else {
+                break
+            }
+            index += 1
+        }
+        if index < bytes.count {
+            // An exponent: `e` or `E`, a sign, digits (saturated far beyond any Double).
+            index += 1
+            var exponentNegative = false
+            if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var written = 0
+            while index < bytes.count {
+                written = min(written * 10 + Int(bytes[index] &- UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            exponent += exponentNegative ? -written : written
+        }
+        // Clinger's fast path: an exact significand and an exact power of ten, one rounding.
+        if overflowDigits == 0, significand <= 1 << 53, abs(exponent) < exactPowersOfTen.count {
+            let value = Double(significand)
+            let scaled = exponent < 0 ? value / exactPowersOfTen[-exponent] : value * exactPowersOfTen[exponent]
+            return negative ? -scaled : scaled
+        }
+        return slowPath(bytes)
+    }
+
+    /// The C library's correctly rounded conversion, from the digits and exponent written without
+    /// a decimal point (so that no locale is involved).
+    private static func slowPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Double {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 24) { buffer in
+            var length = 0
+            var exponentAdjustment = 0
+            var sawPoint = false
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ".") {
+                    sawPoint = true
+                } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                    break
+                } else {
+                    buffer[length] = CChar(bitPattern: byte)
+                    length += 1
+                    if sawPoint { exponentAdjustment -= 1 }
+                }
+                index += 1
+            }
+            var exponent = 0
+            if index < bytes.count {
+                index += 1
+                var negative = false
+                if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                    negative = bytes[index] == UInt8(ascii: "-")
+                    index += 1
+                }
+                while index < bytes.count {
+                    exponent = min(exponent * 10 + Int(bytes[index] &- UInt8(ascii: "0")), 100_000)
+                    index += 1
+                }
+                if negative { exponent = -exponent }
+            }
+            let text = "e\(exponent + exponentAdjustment)"
+            for byte in text.utf8 {
+                buffer[length] = CChar(bitPattern: byte)
+                length += 1
+            }
+            buffer[length] = 0
+            return strtod(buffer.baseAddress!, nil)
+        }
+    }
+}
