@@ -231,7 +231,10 @@ extension IncrementalJSONParser {
             // Equal fingerprints may be equal keys: the decoder then looks keys up by the
             // duplicate-key policy. Large objects are left to it as well.
             let keyStart = frames[top].keyStart
-            if !frames[top].hasIndex
+            let bit: UInt64 = 1 << (fingerprint &* 0x9E37_79B9_7F4A_7C15 >> 58)
+            let seen = frames[top].keyBits & bit != 0
+            frames[top].keyBits |= bit
+            if seen && !frames[top].hasIndex
                 && (tapeKeyFingerprints.count - keyStart > 64 || tapeKeyFingerprints[keyStart...].contains(fingerprint)) {
                 frames[top].hasIndex = true
             }
@@ -251,10 +254,11 @@ extension IncrementalJSONParser {
         let existing: Int?
         if hasIndex {
             existing = keyIndexes[top]![key]
-        } else if stack.keyCount > keyStart {
-            existing = stack.position(of: key, fingerprint: fingerprint, from: keyStart)
         } else {
-            existing = nil
+            let bit: UInt64 = 1 << (fingerprint &* 0x9E37_79B9_7F4A_7C15 >> 58)
+            let seen = frames[top].keyBits & bit != 0
+            frames[top].keyBits |= bit
+            existing = seen ? stack.position(of: key, fingerprint: fingerprint, from: keyStart) : nil
         }
         if let existing {
             if case .reject = options.duplicateKeys {

@@ -85,6 +85,9 @@ struct IncrementalJSONParser: ~Copyable {
         /// `.build` object: a key → position table is kept in ``keyIndexes`` at this depth.
         /// `.tape` object: two of its keys may be the same.
         var hasIndex = false
+        /// Objects: one bit per key read, chosen by its fingerprint — a key whose bit is not set
+        /// yet cannot repeat an earlier one, and needs no search.
+        var keyBits: UInt64 = 0
     }
 
     var frames: [Frame] = []
