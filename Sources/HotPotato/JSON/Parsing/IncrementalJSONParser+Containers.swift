@@ -231,7 +231,7 @@ extension IncrementalJSONParser {
             // Equal fingerprints may be equal keys: the decoder then looks keys up by the
             // duplicate-key policy. Large objects are left to it as well.
             let keyStart = frames[top].keyStart
-            let bit: UInt64 = 1 << (fingerprint &* 0x9E37_79B9_7F4A_7C15 >> 58)
+            let bit: UInt64 = 1 << ((fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
             let seen = frames[top].keyBits & bit != 0
             frames[top].keyBits |= bit
             if seen && !frames[top].hasIndex
@@ -255,7 +255,7 @@ extension IncrementalJSONParser {
         if hasIndex {
             existing = keyIndexes[top]![key]
         } else {
-            let bit: UInt64 = 1 << (fingerprint &* 0x9E37_79B9_7F4A_7C15 >> 58)
+            let bit: UInt64 = 1 << ((fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
             let seen = frames[top].keyBits & bit != 0
             frames[top].keyBits |= bit
             existing = seen ? stack.position(of: key, fingerprint: fingerprint, from: keyStart) : nil
