@@ -68,6 +68,7 @@ open class JSONParser<Content>: Accumulator<Content> {
     ///   - keyPath: The key path to take the content from; `nil` (the default) takes the whole
     ///     document.
     ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
+    ///   - parsingOptions: Nesting limit and duplicate-key policy.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default

@@ -55,17 +55,19 @@ import Testing
 
     @Test(arguments: allEngines) func elementsArriveBeforeTheBodyEnds(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
-        // 10 lines, one every 150 ms: they must arrive spread out as they are sent, not all at
-        // the end of the body.
-        let line = FaultServer.element(0).utf8.count + 1
-        let url = server.url("/jsonlines?count=10&chunk=\(line)&delayMs=150")
-        var arrivals: [Date] = []
-        for try await _ in testSession(engine: engine).get(url).streamJSONLines(of: Event.self) {
-            arrivals.append(Date())
+        // The server sends 3 of 10 lines, then holds the rest of the body until the test has
+        // received those 3: a stream that waited for the end of the body would only get them
+        // once the server gave up holding (10 s), which the test sees.
+        let gate = UUID().uuidString
+        let held = FaultServer.jsonLines(count: 3).count
+        let url = server.url("/jsonlines?count=10&holdAt=\(held)&gate=\(gate)")
+        var received: [Event] = []
+        for try await event in testSession(engine: engine).get(url).streamJSONLines(of: Event.self) {
+            received.append(event)
+            if received.count == 3 { FaultServer.openGate(gate) }
         }
-        #expect(arrivals.count == 10)
-        let spread = (arrivals.last ?? Date()).timeIntervalSince(arrivals.first ?? Date())
-        #expect(spread > 0.6, "the elements came within \(spread) s of each other")
+        #expect(received == Self.expected(10))
+        #expect(!FaultServer.gateTimedOut(gate), "the first elements came only after the server stopped holding the body")
     }
 
     @Test(arguments: allEngines) func truncatedBodyEndsWithAnErrorAfterTheCompleteElements(engine: Session.Engine) async throws {

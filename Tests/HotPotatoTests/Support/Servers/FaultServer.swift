@@ -19,7 +19,9 @@ import Darwin
 ///   `FaultServer.element(_:)`) as JSON Lines, or as an array at key K of an object with other
 ///   members around it (top level when K is empty). Options: `chunk=C&delayMs=D` sends the
 ///   body in C-byte pieces every D milliseconds; `cut=M` declares the whole length but sends
-///   M bytes and closes; `bad=I` makes element I malformed; `type=T` sets the Content-Type.
+///   M bytes and closes; `bad=I` makes element I malformed; `type=T` sets the Content-Type;
+///   `holdAt=B&gate=G` sends the first B bytes, then waits (at most 10 s) until the test calls
+///   `FaultServer.openGate(G)` before it sends the rest.
 ///
 /// A TLS handshake gets a plain-HTTP answer, as from a server without TLS on that port.
 ///
@@ -35,6 +37,46 @@ final class FaultServer: @unchecked Sendable {
     func url(_ pathAndQuery: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")! }
 
     static func byte(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset % 251) }
+
+    private static let gates = Gates()
+
+    /// Lets a response held with `holdAt=B&gate=name` send the rest of its body.
+    static func openGate(_ name: String) { gates.open(name) }
+
+    /// Whether the response held at gate `name` gave up waiting (10 s) before the test opened it.
+    static func gateTimedOut(_ name: String) -> Bool { gates.timedOut(name) }
+
+    /// Named one-shot gates that a response waits at until a test opens them.
+    private final class Gates: @unchecked Sendable {
+        private let lock = NSLock()
+        private var semaphores: [String: DispatchSemaphore] = [:]
+        private var expired: Set<String> = []
+
+        private func semaphore(_ name: String) -> DispatchSemaphore {
+            lock.lock()
+            defer { lock.unlock() }
+            if let semaphore = semaphores[name] { return semaphore }
+            let semaphore = DispatchSemaphore(value: 0)
+            semaphores[name] = semaphore
+            return semaphore
+        }
+
+        func open(_ name: String) { semaphore(name).signal() }
+
+        func wait(_ name: String) {
+            if semaphore(name).wait(timeout: .now() + 10) == .timedOut {
+                lock.lock()
+                expired.insert(name)
+                lock.unlock()
+            }
+        }
+
+        func timedOut(_ name: String) -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return expired.contains(name)
+        }
+    }
 
     static func body(count: Int) -> Data { Data((0..<count).map(byte(at:))) }
 
@@ -131,11 +173,14 @@ final class FaultServer: @unchecked Sendable {
             ]))
             let sent = min(document.count, int("cut", document.count))
             let chunk = max(1, int("chunk", 64 * 1024))
+            let holdAt = query["gate"] == nil ? nil : query["holdAt"].flatMap(Int.init)
             var offset = 0
             while offset < sent {
-                let end = min(sent, offset + chunk)
+                var end = min(sent, offset + chunk)
+                if let holdAt, offset < holdAt { end = min(end, holdAt) }
                 guard send(connection, document[offset..<end]) else { return }
                 offset = end
+                if let holdAt, let gate = query["gate"], offset == holdAt { gates.wait(gate) }
                 if let delay = query["delayMs"].flatMap(Int.init), offset < sent { usleep(UInt32(delay * 1000)) }
             }
             if sent < document.count {
