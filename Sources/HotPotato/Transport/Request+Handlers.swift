@@ -15,13 +15,18 @@ extension Request {
 
     /// Parses the body as JSON into a ``JSON`` value (at `keyPath`, when given). Accepts
     /// `application/json` and `application/*+json` by default. See ``JSONParser``.
+    ///
+    /// `parsingOptions` sets the nesting limit and the duplicate-key policy.
     public func asJSON(
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
         maximumBodySize: Int64 = 64 * 1024 * 1024
     ) -> Request<JSONParser<JSON>> {
         replacingHandler {
-            JSONParser(atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, maximumBodySize: maximumBodySize)
+            JSONParser(
+                atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions,
+                maximumBodySize: maximumBodySize)
         }
     }
 
@@ -30,17 +35,22 @@ extension Request {
     /// ```swift
     /// let user = try await session.get(url).as(User.self, atKeyPath: "data").content
     /// ```
+    ///
+    /// The body is parsed by HotPotato's own parser as it arrives and decoded straight from its
+    /// bytes; the decoder's strategies and `userInfo` are honoured as `JSONDecoder` honours them.
+    /// `parsingOptions` sets the nesting limit and the duplicate-key policy.
     public func `as`<Value: Decodable & Sendable>(
         _ type: Value.Type,
         atKeyPath keyPath: String? = nil,
         using decoder: JSONDecoder = JSONDecoder(),
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
         maximumBodySize: Int64 = 64 * 1024 * 1024
     ) -> Request<JSONParser<Value>> {
         replacingHandler {
             JSONParser(
                 decoding: type, atKeyPath: keyPath, using: decoder, emptyBodyPolicy: emptyBodyPolicy,
-                maximumBodySize: maximumBodySize)
+                parsingOptions: parsingOptions, maximumBodySize: maximumBodySize)
         }
     }
 

@@ -21,13 +21,16 @@ extension Request {
     ///     waits too. Default 16.
     ///   - maximumElementSize: The longest line accepted, in bytes; longer fails with
     ///     ``HotPotatoError/Code/bodyTooLarge``. Default 16 MiB.
+    ///   - parsingOptions: Nesting limit and duplicate-key policy.
     public func streamJSONLines<Element: Decodable & Sendable>(
         of type: Element.Type,
         using decoder: JSONDecoder = JSONDecoder(),
         bufferSize: Int = 16,
-        maximumElementSize: Int64 = 16 * 1024 * 1024
+        maximumElementSize: Int64 = 16 * 1024 * 1024,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions()
     ) -> JSONElementStream<Element> {
         stream(mode: .lines, keyPath: nil, decoder: decoder, bufferSize: bufferSize, maximumElementSize: maximumElementSize,
+               parsingOptions: parsingOptions,
                contentTypes: [.json, .anyJSON, "application/x-ndjson", "application/jsonl", "application/json-lines", .plainText])
     }
 
@@ -52,27 +55,29 @@ extension Request {
     ///     waits too. Default 16.
     ///   - maximumElementSize: The largest element accepted, in bytes; larger fails with
     ///     ``HotPotatoError/Code/bodyTooLarge``. Default 16 MiB.
+    ///   - parsingOptions: Nesting limit and duplicate-key policy.
     public func streamJSONArray<Element: Decodable & Sendable>(
         of type: Element.Type,
         atKeyPath keyPath: String? = nil,
         using decoder: JSONDecoder = JSONDecoder(),
         bufferSize: Int = 16,
-        maximumElementSize: Int64 = 16 * 1024 * 1024
+        maximumElementSize: Int64 = 16 * 1024 * 1024,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions()
     ) -> JSONElementStream<Element> {
         stream(mode: .elements, keyPath: keyPath, decoder: decoder, bufferSize: bufferSize,
-               maximumElementSize: maximumElementSize, contentTypes: [.json, .anyJSON])
+               maximumElementSize: maximumElementSize, parsingOptions: parsingOptions, contentTypes: [.json, .anyJSON])
     }
 
     private func stream<Element: Decodable & Sendable>(
         mode: IncrementalJSONParser.Mode, keyPath: String?, decoder: JSONDecoder, bufferSize: Int,
-        maximumElementSize: Int64, contentTypes: [MediaType]
+        maximumElementSize: Int64, parsingOptions: JSONParsingOptions, contentTypes: [MediaType]
     ) -> JSONElementStream<Element> {
         let decoderBox = UncheckedSendable(decoder)
         // The request without its handler's type, which the closure below must not capture.
         let request = replacingHandler { SelectiveDiscarder() }
         return JSONElementStream(start: {
             let state = JSONStreamState<Element>(
-                mode: mode, keyPath: keyPath, decoder: decoderBox.value, parsingOptions: JSONParsingOptions(),
+                mode: mode, keyPath: keyPath, decoder: decoderBox.value, parsingOptions: parsingOptions,
                 maximumElementSize: maximumElementSize, capacity: bufferSize)
             let call = request.replacingHandler {
                 JSONElementStreamer<Element>(state: state, acceptableStatusCodes: Set(200...299), acceptableContentTypes: contentTypes)

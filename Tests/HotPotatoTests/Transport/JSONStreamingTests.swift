@@ -70,6 +70,18 @@ import Testing
         #expect(!FaultServer.gateTimedOut(gate), "the first elements came only after the server stopped holding the body")
     }
 
+    @Test(arguments: allEngines) func parsingOptionsApplyToEachElement(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        // Each element nests two deep (an object holding the tags array): a limit of 1 fails
+        // the first one, and says which.
+        let stream = testSession(engine: engine).get(server.url("/jsonlines?count=5"))
+            .streamJSONLines(of: Event.self, parsingOptions: JSONParsingOptions(maximumDepth: 1))
+        let (events, error) = await Self.collect(stream)
+        #expect(events.isEmpty)
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.elementIndex == 0)
+    }
+
     @Test(arguments: allEngines) func truncatedBodyEndsWithAnErrorAfterTheCompleteElements(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let whole = FaultServer.jsonLines(count: 50)

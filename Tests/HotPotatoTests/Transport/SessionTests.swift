@@ -27,4 +27,19 @@ import Testing
         let text = try await testSession(engine: engine).get("data:text/plain;charset=utf-8,hot%20potato").asString().content
         #expect(text == "hot potato")
     }
+
+    @Test(arguments: allEngines) func parsingOptionsReachTheParserThroughTheChain(engine: Session.Engine) async throws {
+        struct Pair: Decodable, Sendable { let a: Int }
+        let session = testSession(engine: engine)
+        let url = "data:application/json,%7B%22a%22:1,%22a%22:2%7D"   // {"a":1,"a":2}
+        #expect(try await session.get(url).asJSON().content == ["a": 2])
+        #expect(try await session.get(url).asJSON(parsingOptions: JSONParsingOptions(duplicateKeys: .useFirst)).content == ["a": 1])
+        let rejected = await expectFailure {
+            try await session.get(url).as(Pair.self, parsingOptions: JSONParsingOptions(duplicateKeys: .reject)).response()
+        }
+        #expect(rejected?.code == .invalidJSON)
+        let deep = "data:application/json,%5B%5B1%5D%5D"                  // [[1]]
+        let tooDeep = await expectFailure { try await session.get(deep).asJSON(parsingOptions: JSONParsingOptions(maximumDepth: 1)).response() }
+        #expect(tooDeep?.code == .invalidJSON)
+    }
 }
