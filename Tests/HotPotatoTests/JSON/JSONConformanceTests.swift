@@ -105,6 +105,10 @@ import Testing
         #expect(error.line == 3)
         #expect(error.column == 8)
         #expect(error.offset == 19)
+        // The example of the DocC article Working with JSON.
+        let trailing = #expect(throws: HotPotatoError.self) { try JSON(parsing: #"{"a": [1, 2,]}"#) }
+        #expect(trailing?.line == 1)
+        #expect(trailing?.column == 13)
     }
 
     // MARK: - Limits and policies

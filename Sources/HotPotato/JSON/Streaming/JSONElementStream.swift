@@ -1,8 +1,8 @@
 import Foundation
 
 /// The elements of a JSON Lines body, or of a JSON array in a body, decoded one by one as they
-/// arrive — an `AsyncSequence` from ``Request/streamJSONLines(of:using:bufferSize:maximumElementSize:)``
-/// or ``Request/streamJSONArray(of:atKeyPath:using:bufferSize:maximumElementSize:)``.
+/// arrive — an `AsyncSequence` from ``Request/streamJSONLines(of:using:bufferSize:maximumElementSize:parsingOptions:)``
+/// or ``Request/streamJSONArray(of:atKeyPath:using:bufferSize:maximumElementSize:parsingOptions:)``.
 ///
 /// ```swift
 /// for try await event in session.get(url).streamJSONLines(of: Event.self) {
