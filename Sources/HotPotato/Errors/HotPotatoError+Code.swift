@@ -9,7 +9,7 @@ extension HotPotatoError {
             case unacceptableStatus, unacceptableContentType, missingContentType
             case malformedContentType, bodyTooLarge, emptyBody, undecodableText
             case unsupportedCharset, invalidJSON, keyPathNotFound, decodingFailed
-            case conversionFailed, writeFailed, destinationExists, fileSystemError
+            case conversionFailed, writeFailed, destinationExists, fileSystemError, resumeMismatch
             case handlerFailed, truncatedBody, cancelled, invalidRequest
             case connectionRefused, hostNotFound, timedOut, connectionLost
             case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
@@ -76,6 +76,11 @@ extension HotPotatoError {
         /// A file-system operation other than writing failed: creating the temporary file or a
         /// directory, or moving the file into place. Sets `path` and `underlying`.
         public static let fileSystemError = Code(.fileSystemError)
+        /// A resumable download could not continue its partial file: the server answered `206`
+        /// for another range, or with another validator (`ETag` or `Last-Modified`) than the
+        /// partial bytes came with, or the partial file changed under it. The partial state is
+        /// discarded, so trying again starts over. Sets `head` and `path`.
+        public static let resumeMismatch = Code(.resumeMismatch)
 
         // MARK: Handlers and transfers
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Streams the body to a file in constant memory and places it at its destination only when the
 /// whole body has arrived. Its content is the file's URL.
@@ -23,7 +26,26 @@ import Foundation
 ///
 /// Gating defaults: status `200...299`, any content type. A response with no body produces an
 /// empty file.
-open class FileWriter: SelectiveDiscarder<URL> {
+///
+/// ## Resumable downloads
+///
+/// With `resumable: true`, the body goes to a partial file at a fixed place beside the
+/// destination (``partialFileURL``), recorded with the URL and the response's validator (a strong
+/// `ETag`, else `Last-Modified`); a failure, a cancellation, a crash or Ctrl-C leaves it there.
+/// The next resumable download to the same destination from the same URL asks for the rest
+/// (`Range: bytes=N-` with `If-Range: <validator>`, and `Accept-Encoding: identity` so that
+/// offsets count the bytes as stored) and:
+/// - appends only when the server answers `206` for exactly that range with the same validator;
+/// - starts over cleanly on `200` (the resource changed, or the server ignores ranges);
+/// - completes at once on `416` when the partial file already holds the whole body;
+/// - otherwise fails with ``HotPotatoError/Code/resumeMismatch`` and discards the partial state,
+///   so that trying again starts over.
+///
+/// A rejected response (a `404`, a `503` …) leaves the partial state as it was. Without a
+/// validator, a download can still be interrupted and kept, but not continued: the next attempt
+/// starts over. When the request already has a `Range` header, or is not a `GET`, the writer
+/// does not resume.
+open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// Where the file is placed.
     public let destination: URL
     /// What happens when a file already exists at ``destination``.
@@ -34,6 +56,30 @@ open class FileWriter: SelectiveDiscarder<URL> {
     public private(set) var bytesWritten: Int64 = 0
     /// The temporary file being written, while there is one.
     public private(set) var temporaryURL: URL?
+    /// Whether an interrupted download is kept in ``partialFileURL`` to be continued (see
+    /// "Resumable downloads" above).
+    public let isResumable: Bool
+    /// For a resumable download, the body offset at which this response continued the partial
+    /// file; `0` when it started from the beginning.
+    public private(set) var resumedFrom: Int64 = 0
+    /// Where a resumable download to ``destination`` keeps its partial file.
+    public var partialFileURL: URL { Self.partialFileURL(for: destination) }
+
+    /// Where a resumable download to `destination` keeps its partial file
+    /// (`.<name>.hotpotato-partial` in the same directory, with its record beside it in
+    /// `.<name>.hotpotato-partial.json`).
+    public static func partialFileURL(for destination: URL) -> URL {
+        PartialDownload(destination: destination.standardizedFileURL).dataURL
+    }
+
+    /// Resuming, as decided when the request was made: the partial state and the offset asked for.
+    private var resume: (partial: PartialDownload, info: PartialDownload.Info?, offset: Int64)?
+    /// The URL of the request, recorded with the partial file.
+    private var requestURL: String?
+    /// A `416` answered a resumed request whose partial file already holds the whole body.
+    private var partialIsComplete = false
+    /// The placed file; nothing is cleaned up after it.
+    private var isPlaced = false
 
     private var descriptor: Int32 = -1
     /// Small chunks are gathered here and written together: URLSession delivers 16 KiB at a time,
@@ -52,19 +98,55 @@ open class FileWriter: SelectiveDiscarder<URL> {
     ///   - existingFilePolicy: What to do when a file is already there; default
     ///     ``ExistingFilePolicy/fail``.
     ///   - createIntermediateDirectories: Whether to create missing directories; default `false`.
+    ///   - resumable: Whether to keep an interrupted download and continue it next time; default
+    ///     `false` (a partial file is removed).
     ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
     ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
     public init(
         destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
         createIntermediateDirectories: Bool = false,
+        resumable: Bool = false,
         acceptableStatusCodes: Set<Int> = Set(200...299),
         acceptableContentTypes: [MediaType] = []
     ) {
         self.destination = destination.standardizedFileURL
         self.existingFilePolicy = existingFilePolicy
         self.createsIntermediateDirectories = createIntermediateDirectories
+        self.isResumable = resumable
         super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+    }
+
+    func adapt(_ request: inout URLRequest) {
+        guard isResumable else { return }
+        guard (request.httpMethod ?? "GET").uppercased() == "GET", request.value(forHTTPHeaderField: "Range") == nil else {
+            return
+        }
+        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        requestURL = request.url?.absoluteString
+        let partial = PartialDownload(destination: destination)
+        guard let info = partial.loadInfo(), info.url == requestURL, let validator = info.validator,
+              let size = partial.dataSize(), size > 0 else {
+            resume = (partial, nil, 0)
+            return
+        }
+        request.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
+        request.setValue(validator, forHTTPHeaderField: "If-Range")
+        resume = (partial, info, size)
+    }
+
+    /// Accepts, for a resumed request, the `416` that says the partial file already holds the
+    /// whole body; otherwise gates as ``SelectiveDiscarder`` does.
+    open override func validate(_ head: ResponseHead) throws {
+        if let resume, resume.offset > 0, head.status == 416 {
+            let contentRange = ContentRange(parsing: head.headers["Content-Range"])
+            if contentRange?.range == nil, contentRange?.completeLength == resume.offset {
+                return
+            }
+        }
+        try super.validate(head)
     }
 
     /// Gates the response, checks the destination, and creates the temporary file.
@@ -96,7 +178,54 @@ open class FileWriter: SelectiveDiscarder<URL> {
                     underlying: error)
             }
         }
-        try createTemporaryFile(in: directory)
+        if let resume {
+            try openPartialFile(for: head, resume: resume)
+        } else {
+            try createTemporaryFile(in: directory)
+        }
+    }
+
+    /// Continues the partial file when the response is the rest of it, or starts it over.
+    private func openPartialFile(for head: ResponseHead, resume: (partial: PartialDownload, info: PartialDownload.Info?, offset: Int64)) throws {
+        let partial = resume.partial
+        if resume.offset > 0, let info = resume.info, head.status == 416 || head.status == 206 {
+            let contentRange = ContentRange(parsing: head.headers["Content-Range"])
+            let continues = head.status == 416
+                || (contentRange?.range?.lowerBound == resume.offset && PartialDownload.head(head, matches: info))
+            guard continues else {
+                partial.discard()
+                throw fileError(
+                    .resumeMismatch,
+                    "The server answered HTTP \(head.status) with \(head.headers["Content-Range"].map { "Content-Range \($0)" } ?? "no Content-Range")"
+                        + " and validator \(head.headers["ETag"] ?? head.headers["Last-Modified"] ?? "none"), which does not continue"
+                        + " the \(resume.offset) bytes of \(partial.dataURL.path); they were discarded, so the next attempt starts over.",
+                    path: partial.dataURL.path)
+            }
+            do {
+                descriptor = try partial.openForAppending(expectedSize: resume.offset)
+            } catch {
+                partial.discard()
+                throw fileError(
+                    .resumeMismatch, "The partial file \(partial.dataURL.path) changed during the request; it was discarded.",
+                    path: partial.dataURL.path, underlying: error)
+            }
+            temporaryURL = partial.dataURL
+            resumedFrom = resume.offset
+            partialIsComplete = head.status == 416
+            bytesOnDisk = resume.offset
+            return
+        }
+        do {
+            // Emptied first, recorded second: a crash in between leaves an empty file, which is
+            // never resumed, rather than old bytes under a new validator.
+            descriptor = try partial.openEmptied()
+            temporaryURL = partial.dataURL
+            try partial.saveInfo(PartialDownload.info(for: head, url: requestURL))
+        } catch {
+            throw fileError(
+                .fileSystemError, "Creating the partial file \(partial.dataURL.path) failed: \(error)",
+                path: partial.dataURL.path, underlying: error)
+        }
     }
 
     /// Writes the chunk to the temporary file, or throws ``HotPotatoError/Code/writeFailed``.
@@ -104,6 +233,7 @@ open class FileWriter: SelectiveDiscarder<URL> {
     /// Chunks under 64 KiB are gathered into writes of up to 256 KiB; a write error may therefore
     /// surface on a later chunk or in ``finish()``, with the offset of the first byte not written.
     open override func receive(_ chunk: Data) throws {
+        if partialIsComplete { return }
         guard descriptor >= 0 else {
             throw fileError(.writeFailed, "The file is not open for writing.", path: temporaryURL?.path)
         }
@@ -181,11 +311,24 @@ open class FileWriter: SelectiveDiscarder<URL> {
                 path: destination.path, underlying: error)
         }
         temporaryURL = nil
+        isPlaced = true
+        if let resume { POSIXFile.remove(resume.partial.infoURL.path) }
         return destination
     }
 
-    /// Closes and removes the temporary file, if any. The destination is never touched.
+    /// Closes and removes the temporary file, if any; a resumable download writes what it holds
+    /// and keeps its partial file. The destination is never touched.
     open override func cleanUp() {
+        if resume != nil, !isPlaced {
+            if descriptor >= 0 { try? flush() }
+            releaseBuffer()
+            if descriptor >= 0 {
+                try? POSIXFile.close(descriptor)
+                descriptor = -1
+            }
+            temporaryURL = nil
+            return
+        }
         releaseBuffer()
         if descriptor >= 0 {
             try? POSIXFile.close(descriptor)

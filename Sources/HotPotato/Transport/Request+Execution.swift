@@ -49,7 +49,8 @@ extension Request {
         let sink: any TransferSink = transfer
         let call = Call(completion: transfer.completion, progress: progress.stream, cancel: { sink.cancel() })
         do {
-            let urlRequest = try spec.makeURLRequest(defaults: configuration)
+            var urlRequest = try spec.makeURLRequest(defaults: configuration)
+            if let adapting = handler as? any RequestAdapting { adapting.adapt(&urlRequest) }
             if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
                 // Both engines answer data: URLs the same way, without a network.
                 DataURL.deliver(url, method: spec.method, to: transfer)

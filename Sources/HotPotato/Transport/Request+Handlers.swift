@@ -56,15 +56,25 @@ extension Request {
 
     /// Streams the body to a file, placed at `destination` only when complete. See ``FileWriter``.
     /// The content is the file's URL.
+    ///
+    /// With `resumable: true`, an interrupted download (a failure, a cancellation, a crash) is
+    /// kept beside the destination, and the next resumable download to the same destination from
+    /// the same URL continues it with `Range` and `If-Range` when the server allows, or starts
+    /// over when the resource changed:
+    ///
+    /// ```swift
+    /// let file = try await session.get(isoURL).downloadToFile(at: destination, resumable: true).content
+    /// ```
     public func downloadToFile(
         at destination: URL,
         ifExists existingFilePolicy: ExistingFilePolicy = .fail,
-        createIntermediateDirectories: Bool = false
+        createIntermediateDirectories: Bool = false,
+        resumable: Bool = false
     ) -> Request<FileWriter> {
         replacingHandler {
             FileWriter(
                 destination: destination, existingFilePolicy: existingFilePolicy,
-                createIntermediateDirectories: createIntermediateDirectories)
+                createIntermediateDirectories: createIntermediateDirectories, resumable: resumable)
         }
     }
 

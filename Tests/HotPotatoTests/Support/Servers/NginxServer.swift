@@ -1,7 +1,9 @@
 import Foundation
 
 /// nginx on 127.0.0.1 with a configuration of the tests' own in a temporary directory, serving
-/// files generated at test time: large files, keep-alive, byte ranges.
+/// files generated at test time: large files, keep-alive, byte ranges (with `If-Range`), and the
+/// same files rate-limited under `/slow/` and, without an `ETag`, under `/noetag/`
+/// (`?rate=4m` for 4 MiB/s).
 final class NginxServer: Sendable {
     let port: UInt16
     let root: URL
@@ -81,6 +83,10 @@ final class NginxServer: Sendable {
                     listen 127.0.0.1:\(port);
                     root \(root.path);
                     location /connections { return 200 "$connection_requests\\n"; }
+                    # The same files at a rate of ?rate= bytes per second (for example 4m), to
+                    # interrupt a download midway; under /noetag/ without an ETag.
+                    location /slow/ { alias \(root.path)/; limit_rate $arg_rate; }
+                    location /noetag/ { alias \(root.path)/; etag off; limit_rate $arg_rate; }
                 }
             \(tlsServers)
             }
