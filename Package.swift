@@ -15,6 +15,8 @@ let package = Package(
     ],
     products: [
         .library(name: "HotPotato", targets: ["HotPotato"]),
+        // The command-line downloader: `swift run potato get URL -o FILE`.
+        .executable(name: "potato", targets: ["potato"]),
     ],
     targets: [
         // Loads libcurl at run time (dlopen): no curl headers or package needed to build.
@@ -27,6 +29,11 @@ let package = Package(
             dependencies: ["CCurl"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "potato",
+            dependencies: ["HotPotato"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // A helper the tests run in a process of its own, where peak memory can be measured.
         .executableTarget(
             name: "hotpotato-probe",
@@ -36,7 +43,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HotPotatoTests",
-            dependencies: ["HotPotato", "hotpotato-probe"],
+            dependencies: ["HotPotato", "hotpotato-probe", "potato"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

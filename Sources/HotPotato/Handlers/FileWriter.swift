@@ -168,7 +168,9 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         let directory = destination.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: directory.path) {
             guard createsIntermediateDirectories else {
-                throw fileError(.fileSystemError, "The directory \(directory.path) does not exist.", path: directory.path)
+                throw fileError(
+                    .fileSystemError, "The directory \(directory.path) does not exist.", path: directory.path,
+                    underlying: POSIXError(.ENOENT))
             }
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,0 +1,183 @@
+import Foundation
+import HotPotato
+
+/// potato's own small argument parser (the package has no dependencies).
+///
+/// Options take their value as the next argument (`-o FILE`, `--output FILE`) or, for long
+/// options, after `=` (`--output=FILE`). `--` ends the options.
+enum CommandLineParser {
+    /// What to run.
+    enum Command {
+        case help(String)
+        case get(GetOptions)
+    }
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let first = arguments.first else { return .help(HelpText.main) }
+        switch first {
+        case "-h", "--help", "help":
+            if arguments.count > 1, arguments[1] == "get" { return .help(HelpText.get) }
+            return .help(HelpText.main)
+        case "get":
+            let rest = Array(arguments.dropFirst())
+            if rest.contains(where: { $0 == "-h" || $0 == "--help" }) { return .help(HelpText.get) }
+            return .get(try parseGet(rest))
+        default:
+            throw UsageError("unknown command \"\(first)\"; potato knows \"get\"")
+        }
+    }
+
+    static func parseGet(_ arguments: [String]) throws(UsageError) -> GetOptions {
+        var options = GetOptions()
+        var urls: [String] = []
+        var json: String??
+        var wantsString = false
+        var output: String?
+        var index = 0
+        var optionsEnded = false
+
+        func value(_ name: String, _ inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            index += 1
+            guard index < arguments.count else { throw UsageError("\(name) needs a value") }
+            return arguments[index]
+        }
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            defer { index += 1 }
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                urls.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            switch name {
+            case "-o", "--output": output = try value(name, inline)
+            case "--json":
+                if let inline {
+                    json = .some(inline.isEmpty ? nil : inline)
+                } else if index + 1 < arguments.count, isKeyPath(arguments[index + 1]) {
+                    index += 1
+                    json = .some(arguments[index])
+                } else {
+                    json = .some(nil)
+                }
+            case "--string": wantsString = true
+            case "-H", "--header":
+                let text = try value(name, inline)
+                guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+                    throw UsageError("\(name) \"\(text)\" is not \"Name: value\"")
+                }
+                let field = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+                let fieldValue = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                guard !field.isEmpty, !field.contains(where: { $0.isWhitespace }) else {
+                    throw UsageError("\(name) \"\(text)\" has no valid header name")
+                }
+                options.headers.append((field, fieldValue))
+            case "-X", "--request":
+                let method = try value(name, inline)
+                guard !method.isEmpty, method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
+                    throw UsageError("\"\(method)\" is not an HTTP method")
+                }
+                options.method = method.uppercased()
+            case "-d", "--data": options.data = Data(try value(name, inline).utf8)
+            case "--data-file": options.dataFile = try value(name, inline)
+            case "--accept-status": options.acceptedStatuses = try statuses(try value(name, inline))
+            case "--accept-type":
+                let text = try value(name, inline)
+                guard let type = MediaType(parsing: text) else { throw UsageError("\"\(text)\" is not a media type") }
+                options.acceptedTypes.append(type)
+            case "--max-size": options.maximumSize = try size(try value(name, inline))
+            case "-c", "--continue": options.resume = true
+            case "--overwrite": options.overwrite = true
+            case "-v", "--verbose": options.verbose = true
+            case "-q", "--quiet": options.quiet = true
+            case "--progress":
+                let text = try value(name, inline)
+                guard let style = GetOptions.ProgressStyle(rawValue: text) else {
+                    throw UsageError("--progress is one of auto, bar, lines, none")
+                }
+                options.progress = style
+            case "--timeout":
+                let text = try value(name, inline)
+                guard let seconds = TimeInterval(text), seconds > 0, seconds.isFinite else {
+                    throw UsageError("--timeout \"\(text)\" is not a number of seconds")
+                }
+                options.timeout = seconds
+            case "--engine":
+                switch try value(name, inline) {
+                case "curl": options.engine = .curl
+                case "urlsession": options.engine = .urlSession
+                case "auto": options.engine = .automatic
+                default: throw UsageError("--engine is one of auto, curl, urlsession")
+                }
+            default:
+                throw UsageError("unknown option \(name)")
+            }
+        }
+
+        guard urls.count == 1, let url = urls.first else {
+            throw UsageError(urls.isEmpty ? "get needs a URL" : "get takes one URL, not \(urls.count)")
+        }
+        options.url = url
+        let modes = [output != nil, json != nil, wantsString].filter { $0 }.count
+        guard modes <= 1 else { throw UsageError("choose one of -o, --json and --string") }
+        if let output { options.output = .file(output) }
+        if let json { options.output = .json(keyPath: json) }
+        if wantsString { options.output = .string }
+        guard options.data == nil || options.dataFile == nil else { throw UsageError("choose one of -d and --data-file") }
+        if options.resume, case .file = options.output {} else if options.resume {
+            throw UsageError("--continue needs -o FILE")
+        }
+        if options.overwrite, case .file = options.output {} else if options.overwrite {
+            throw UsageError("--overwrite needs -o FILE")
+        }
+        return options
+    }
+
+    /// Whether the argument after `--json` is its key path rather than the URL or an option.
+    private static func isKeyPath(_ argument: String) -> Bool {
+        !argument.hasPrefix("-") && !argument.contains("://")
+    }
+
+    /// `200-299,304` → the statuses.
+    static func statuses(_ text: String) throws(UsageError) -> Set<Int> {
+        var result = Set<Int>()
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
+                .map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
+                  (100...999).contains(low), (100...999).contains(high), low <= high else {
+                throw UsageError("--accept-status \"\(text)\" is not a list of statuses and ranges, like 200-299,304")
+            }
+            result.formUnion(low...high)
+        }
+        return result
+    }
+
+    /// `1048576`, `512K`, `10M`, `2G` (powers of 1024) → bytes.
+    static func size(_ text: String) throws(UsageError) -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text)
+        var multiplier: Int64 = 1
+        if let last = digits.last?.uppercased().first, let unit = units[last] {
+            multiplier = unit
+            digits = digits.dropLast()
+        }
+        guard let number = Int64(digits), number >= 0 else {
+            throw UsageError("--max-size \"\(text)\" is not a size, like 1048576, 512K, 10M or 2G")
+        }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { throw UsageError("--max-size \"\(text)\" is too large") }
+        return bytes
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes to standard output and standard error, unbuffered, from any thread.
+enum Console {
+    private static let lock = NSLock()
+
+    /// Whether standard error is a terminal (where the progress bar goes).
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// The terminal's width in columns, or 80.
+    static var terminalWidth: Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    static func error(_ text: String) { write(STDERR_FILENO, Data(text.utf8)) }
+
+    static func output(_ text: String) { write(STDOUT_FILENO, Data(text.utf8)) }
+
+    static func write(_ descriptor: Int32, _ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        data.withUnsafeBytes { buffer in
+            guard var base = buffer.baseAddress else { return }
+            var remaining = buffer.count
+            while remaining > 0 {
+                #if canImport(Glibc)
+                let written = Glibc.write(descriptor, base, remaining)
+                #else
+                let written = Darwin.write(descriptor, base, remaining)
+                #endif
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                base += written
+                remaining -= written
+            }
+        }
+    }
+}

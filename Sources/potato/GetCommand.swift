@@ -1,0 +1,194 @@
+import Foundation
+import HotPotato
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `potato get`: sends the request, puts the body where it was asked, reports progress and the
+/// outcome, and says why a failure happened with a distinct exit status.
+struct GetCommand {
+    let options: GetOptions
+
+    /// The signal that interrupted the download, if any (set from the watcher's thread).
+    private final class Interruption: @unchecked Sendable {
+        private let lock = NSLock()
+        private var number: Int32?
+        private var cancel: (@Sendable () -> Void)?
+
+        var signal: Int32? {
+            lock.lock()
+            defer { lock.unlock() }
+            return number
+        }
+
+        /// Records the signal and cancels the call, now or as soon as there is one.
+        func interrupt(_ signal: Int32) {
+            lock.lock()
+            if number == nil { number = signal }
+            let cancel = self.cancel
+            lock.unlock()
+            cancel?()
+        }
+
+        func onInterrupt(_ cancel: @escaping @Sendable () -> Void) {
+            lock.lock()
+            self.cancel = cancel
+            let interrupted = number != nil
+            lock.unlock()
+            if interrupted { cancel() }
+        }
+    }
+
+    func run() async -> ExitStatus {
+        guard let url = URL(string: options.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            Console.error("potato: bad URL: \"\(options.url)\" is not an http or https URL\n")
+            return .badURL
+        }
+        let interruption = Interruption()
+        InterruptWatcher.install { interruption.interrupt($0) }
+
+        var configuration = Session.Configuration()
+        if let timeout = options.timeout { configuration.requestTimeout = timeout }
+        let session = Session(configuration: configuration, engine: options.engine)
+        var request = session.request(HTTPMethod(rawValue: options.method ?? (options.data != nil || options.dataFile != nil ? "POST" : "GET")), url)
+        for header in options.headers { request = request.header(header.name, header.value) }
+        let hasContentType = options.headers.contains { $0.name.lowercased() == "content-type" }
+        let formType = hasContentType ? nil : "application/x-www-form-urlencoded"
+        if let data = options.data { request = request.body(data, contentType: formType) }
+        if let file = options.dataFile { request = request.body(fileAt: URL(fileURLWithPath: file), contentType: formType) }
+
+        let verbose = options.verbose
+        let onHead: @Sendable (ResponseHead) -> Void = { head in
+            guard verbose else { return }
+            var text = "< HTTP \(head.status) \(head.reasonPhrase)\n"
+            for field in head.headers { text += "< \(field.name): \(field.value)\n" }
+            Console.error(text)
+        }
+
+        switch options.output {
+        case .file(let path):
+            return await download(request, to: URL(fileURLWithPath: path), onHead: onHead, interruption: interruption)
+        case .standardOutput:
+            let handled = adjusted(request.handled(by: OutputStreamWriter(maximumSize: options.maximumSize, onHead: onHead)))
+            return await finish(handled, interruption: interruption) { _ in }
+        case .json(let keyPath):
+            let maximum = options.maximumSize ?? 64 * 1024 * 1024
+            let handled = adjusted(request.handled(by: ReportingJSONParser(keyPath: keyPath, maximumSize: maximum, onHead: onHead)))
+            return await finish(handled, interruption: interruption) { json in
+                Console.output(json.serialized(pretty: true) + "\n")
+            }
+        case .string:
+            let maximum = options.maximumSize ?? 64 * 1024 * 1024
+            let handled = adjusted(request.handled(by: ReportingStringConverter(maximumSize: maximum, onHead: onHead)))
+            return await finish(handled, interruption: interruption) { text in
+                Console.output(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
+            }
+        }
+    }
+
+    /// `--accept-status` and `--accept-type`, applied to any handler.
+    private func adjusted<Handler>(_ request: Request<Handler>) -> Request<Handler> {
+        var request = request
+        if let statuses = options.acceptedStatuses { request = request.accepting(statusCodes: statuses) }
+        if !options.acceptedTypes.isEmpty { request = request.accepting(contentTypes: options.acceptedTypes) }
+        return request
+    }
+
+    private func download<Handler>(
+        _ request: Request<Handler>, to destination: URL, onHead: @escaping @Sendable (ResponseHead) -> Void,
+        interruption: Interruption
+    ) async -> ExitStatus {
+        let partial = FileWriter.partialFileURL(for: destination)
+        let keptBefore = options.resume ? Self.fileSize(partial.path) : nil
+        if let keptBefore, keptBefore > 0, !options.quiet {
+            Console.error("potato: resuming after \(ByteCount.text(keptBefore)) already downloaded (if the server allows)\n")
+        }
+        let style: ProgressDisplay.Style
+        switch options.progress {
+        case _ where options.quiet: style = .none
+        case .auto: style = Console.standardErrorIsTerminal ? .bar : .lines
+        case .bar: style = .bar
+        case .lines: style = .lines
+        case .none: style = .none
+        }
+        let display = ProgressDisplay(style: style)
+        let writer = request.handled(by: OutputFileWriter(
+            destination: destination, overwrite: options.overwrite, resumable: options.resume,
+            maximumSize: options.maximumSize, onHead: onHead))
+        let call = adjusted(writer).onProgress { display.update($0) }.start()
+        interruption.onInterrupt { call.cancel() }
+        let outcome: Result<Response<URL>, HotPotatoError>
+        do {
+            outcome = .success(try await call.response())
+        } catch {
+            outcome = .failure(error)
+        }
+        display.finish()
+        switch outcome {
+        case .success(let response):
+            if !options.quiet {
+                let size = Self.fileSize(destination.path) ?? 0
+                let seconds = response.timings.total
+                Console.error("potato: saved \(ByteCount.text(size)) to \(destination.path) in \(String(format: "%.2f", seconds)) s"
+                    + " (HTTP \(response.status))\n")
+            }
+            return .success
+        case .failure(let error):
+            let kept = options.resume ? Self.fileSize(partial.path) : nil
+            let keptNote = kept.map { "; \(ByteCount.text($0)) kept in \(partial.path): run the same command with --continue to resume" }
+            if let signal = interruption.signal {
+                Console.error("potato: interrupted" + (keptNote ?? "; nothing was kept") + "\n")
+                return signal == SIGTERM ? .terminated : .interrupted
+            }
+            let status = report(error)
+            if let keptNote, error.code != .resumeMismatch { Console.error("potato" + keptNote + "\n") }
+            return status
+        }
+    }
+
+    private func finish<Handler: ContentHandler>(
+        _ request: Request<Handler>, interruption: Interruption, output: (Handler.Content) -> Void
+    ) async -> ExitStatus {
+        let call = request.start()
+        interruption.onInterrupt { call.cancel() }
+        do {
+            let response = try await call.response()
+            output(response.content)
+            return .success
+        } catch {
+            if let signal = interruption.signal {
+                Console.error("potato: interrupted\n")
+                return signal == SIGTERM ? .terminated : .interrupted
+            }
+            return report(error)
+        }
+    }
+
+    /// The size of the regular file at `path`, if there is one.
+    static func fileSize(_ path: String) -> Int64? {
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(status.st_size)
+    }
+
+    /// Prints what went wrong — with the server's message for a rejected response — and returns
+    /// the exit status.
+    private func report(_ error: HotPotatoError) -> ExitStatus {
+        let (status, kind) = ExitStatus.of(error)
+        var text = "potato: \(kind): \(error.reason)\n"
+        if error.code.isRejection {
+            if let message = error.serverMessage {
+                text += "potato: the server says: \(message)\n"
+            } else if let body = error.errorBody, !body.data.isEmpty {
+                text += "potato: the server sent \(body.data.count) bytes of \(error.head?.contentType?.essence ?? "unknown type")\n"
+            }
+        }
+        if let path = error.path, !error.reason.contains(path) { text += "potato: path: \(path)\n" }
+        if error.code == .destinationExists { text += "potato: use --overwrite to replace it\n" }
+        Console.error(text)
+        return status
+    }
+}

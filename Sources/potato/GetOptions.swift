@@ -1,0 +1,39 @@
+import Foundation
+import HotPotato
+
+/// What `potato get` was asked to do.
+struct GetOptions {
+    /// Where the body goes.
+    enum Output: Equatable {
+        /// Written to standard output as it arrives.
+        case standardOutput
+        /// Streamed to a file (`-o FILE`).
+        case file(String)
+        /// Pretty-printed JSON, or the value at a key path (`--json [KEYPATH]`).
+        case json(keyPath: String?)
+        /// Text decoded by its charset (`--string`).
+        case string
+    }
+
+    /// How progress is shown.
+    enum ProgressStyle: String {
+        case auto, bar, lines, none
+    }
+
+    var url = ""
+    var output = Output.standardOutput
+    var headers: [(name: String, value: String)] = []
+    var method: String?
+    var data: Data?
+    var dataFile: String?
+    var acceptedStatuses: Set<Int>?
+    var acceptedTypes: [MediaType] = []
+    var maximumSize: Int64?
+    var resume = false
+    var overwrite = false
+    var verbose = false
+    var quiet = false
+    var progress = ProgressStyle.auto
+    var timeout: TimeInterval?
+    var engine: Session.Engine = .automatic
+}

@@ -1,0 +1,73 @@
+/// The text of `potato --help` and `potato get --help`.
+enum HelpText {
+    static let main = """
+        potato — download over HTTP with HotPotato: stream to disk in constant memory, resume,
+        keep the server's message when a call fails.
+
+        Usage:
+          potato get URL [options]      fetch URL (see: potato get --help)
+          potato --help                 this text
+
+        Example:
+          potato get https://example.com/big.iso -o big.iso
+          potato get https://example.com/big.iso -o big.iso --continue   # after an interruption
+
+        """ + exitStatuses
+
+    static let get = """
+        potato get — fetch a URL
+
+        Usage:
+          potato get URL [options]
+
+        Where the body goes (one of; without any, it is written to standard output):
+          -o, --output FILE        stream it to FILE, placed only when complete (a failure or
+                                   Ctrl-C leaves no partial file, unless --continue)
+              --json [KEYPATH]     pretty-print the JSON body, or the value at KEYPATH
+                                   (data.users.0.name); KEYPATH can also be given as --json=KEYPATH
+              --string             print the body as text, decoded by its charset
+
+        Request:
+          -X, --request METHOD     the method (default GET, or POST with -d or --data-file)
+          -H, --header 'Name: value'
+                                   add a header (repeatable)
+          -d, --data DATA          send DATA as the body (Content-Type
+                                   application/x-www-form-urlencoded unless -H sets one)
+              --data-file FILE     send FILE as the body, streamed from disk
+              --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
+              --engine ENGINE      auto (default), curl or urlsession
+
+        What is acceptable (anything else fails without touching FILE, and the server's message
+        is printed):
+              --accept-status LIST statuses and ranges, like 200-299,304 (default 200-299)
+              --accept-type TYPE   acceptable media type, like application/json or image/*
+                                   (repeatable; default any, JSON types with --json)
+              --max-size BYTES     fail when the body is larger: 1048576, 512K, 10M, 2G
+                                   (default none with -o or to standard output, 64M for --json
+                                   and --string)
+
+        Files:
+          -c, --continue           resume an interrupted download of the same URL to FILE: the
+                                   partial file (.FILE.hotpotato-partial beside FILE) is kept when
+                                   the download fails or is interrupted, and continued with Range
+                                   and If-Range when the server allows; if the file changed on
+                                   the server, the download starts over
+              --overwrite          replace FILE if it exists (default: refuse, exit 16)
+
+        Output:
+          -v, --verbose            print the response status and headers on standard error
+          -q, --quiet              no progress and no summary; errors only
+              --progress STYLE     auto (default: a bar on a terminal, else a line every
+                                   second), bar, lines or none
+
+        """ + exitStatuses
+
+    static let exitStatuses: String = {
+        var text = "Exit statuses:\n"
+        for status in ExitStatus.allCases {
+            let code = String(status.rawValue)
+            text += "  " + code + String(repeating: " ", count: max(1, 5 - code.count)) + status.meaning + "\n"
+        }
+        return text
+    }()
+}

@@ -1,0 +1,26 @@
+import Foundation
+import HotPotato
+
+/// `-o FILE`: HotPotato's `FileWriter`, subclassed to report the head (`-v`) and to keep to
+/// `--max-size`.
+final class OutputFileWriter: FileWriter {
+    private var limit: SizeLimit
+    private let onHead: @Sendable (ResponseHead) -> Void
+
+    init(destination: URL, overwrite: Bool, resumable: Bool, maximumSize: Int64?, onHead: @escaping @Sendable (ResponseHead) -> Void) {
+        limit = SizeLimit(maximumSize)
+        self.onHead = onHead
+        super.init(destination: destination, existingFilePolicy: overwrite ? .replace : .fail, resumable: resumable)
+    }
+
+    override func prepare(for head: ResponseHead) throws {
+        onHead(head)
+        try super.prepare(for: head)
+        try limit.check(head, offset: resumedFrom)
+    }
+
+    override func receive(_ chunk: Data) throws {
+        try limit.count(chunk, head: head, offset: resumedFrom)
+        try super.receive(chunk)
+    }
+}

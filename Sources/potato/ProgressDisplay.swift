@@ -1,0 +1,91 @@
+import Foundation
+import HotPotato
+
+/// Shows a download's progress on standard error: a bar redrawn in place on a terminal (bytes,
+/// percent, rate, ETA), a plain line every second otherwise, or nothing.
+final class ProgressDisplay: @unchecked Sendable {
+    enum Style {
+        case bar, lines, none
+    }
+
+    let style: Style
+    private let lock = NSLock()
+    private let start = Date()
+    /// Recent (time, bytes) samples, for the rate over the last few seconds.
+    private var samples: [(time: TimeInterval, bytes: Int64)] = [(0, 0)]
+    private var lastLine: TimeInterval = 0
+    private var drawn = false
+    private var latest: TransferProgress?
+
+    init(style: Style) {
+        self.style = style
+    }
+
+    /// The byte count, total and rate of the latest update.
+    func update(_ progress: TransferProgress) {
+        lock.lock()
+        defer { lock.unlock() }
+        latest = progress
+        let now = Date().timeIntervalSince(start)
+        samples.append((now, progress.bytesReceived))
+        while samples.count > 2, now - samples[1].time > 3 { samples.removeFirst() }
+        switch style {
+        case .none:
+            return
+        case .bar:
+            Console.error("\r" + Self.bar(
+                received: progress.bytesReceived, expected: progress.expectedBytes, rate: rate(now: now),
+                width: Console.terminalWidth))
+            drawn = true
+        case .lines:
+            guard now - lastLine >= 1 else { return }
+            lastLine = now
+            Console.error(Self.line(received: progress.bytesReceived, expected: progress.expectedBytes, rate: rate(now: now)) + "\n")
+        }
+    }
+
+    /// Ends the bar's line, so that what follows starts on a line of its own.
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if drawn { Console.error("\n") }
+        drawn = false
+    }
+
+    /// The average rate since the start.
+    var averageRate: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        let elapsed = Date().timeIntervalSince(start)
+        return elapsed > 0 ? Double(latest?.bytesReceived ?? 0) / elapsed : 0
+    }
+
+    private func rate(now: TimeInterval) -> Double {
+        guard let first = samples.first, let last = samples.last, last.time - first.time > 0.05 else { return 0 }
+        return Double(last.bytes - first.bytes) / (last.time - first.time)
+    }
+
+    /// ` 42% [##########.............]  107.50 MiB / 256.00 MiB  85.30 MiB/s  ETA 0:02`, fitted to
+    /// `width` columns; without a known total, the bytes and rate only.
+    static func bar(received: Int64, expected: Int64?, rate: Double, width: Int) -> String {
+        guard let expected, expected > 0 else {
+            return "\(ByteCount.text(received))  \(ByteCount.rate(rate))"
+        }
+        let fraction = min(1, Double(received) / Double(expected))
+        let percent = String(format: "%3d%%", Int(fraction * 100))
+        let eta = rate > 0 ? ByteCount.duration(Double(expected - received) / rate) : "--:--"
+        let tail = "  \(ByteCount.text(received)) / \(ByteCount.text(expected))  \(ByteCount.rate(rate))  ETA \(eta)"
+        let barWidth = max(10, min(50, width - percent.count - tail.count - 4))
+        let filled = Int(fraction * Double(barWidth))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled)
+        return "\(percent) [\(bar)]\(tail)"
+    }
+
+    /// `107.50 MiB of 256.00 MiB (42%), 85.30 MiB/s, ETA 0:02`.
+    static func line(received: Int64, expected: Int64?, rate: Double) -> String {
+        guard let expected, expected > 0 else { return "\(ByteCount.text(received)), \(ByteCount.rate(rate))" }
+        let percent = Int(min(1, Double(received) / Double(expected)) * 100)
+        let eta = rate > 0 ? ByteCount.duration(Double(expected - received) / rate) : "--:--"
+        return "\(ByteCount.text(received)) of \(ByteCount.text(expected)) (\(percent)%), \(ByteCount.rate(rate)), ETA \(eta)"
+    }
+}
