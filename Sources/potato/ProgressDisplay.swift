@@ -33,7 +33,7 @@ final class ProgressDisplay: @unchecked Sendable {
         case .none:
             return
         case .bar:
-            Console.error("\r" + Self.bar(
+            Console.error("\r\u{1B}[K" + Self.bar(
                 received: progress.bytesReceived, expected: progress.expectedBytes, rate: rate(now: now),
                 width: Console.terminalWidth))
             drawn = true

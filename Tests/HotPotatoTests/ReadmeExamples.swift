@@ -54,7 +54,7 @@ private func readmeErrors(session: Session, url: URL, chunks: [Data]) async {
             let problem = try? error.errorBody?.decode(Problem.self)
             print(problem as Any)
         case .invalidJSON, .decodingFailed:
-            print("bad JSON at byte \(error.byteOffset ?? -1):", error.intermediate?.text ?? "")
+            print("bad JSON at line \(error.line ?? 0), column \(error.column ?? 0):", error.reason)
         case .bodyTooLarge:
             print("over \(error.limit ?? 0) bytes")
         case .connectionRefused, .hostNotFound, .timedOut, .connectionLost, .tlsFailure:
@@ -71,4 +71,17 @@ private func readmeErrors(session: Session, url: URL, chunks: [Data]) async {
         guard driver.receive(chunk) else { break }
     }
     print((try? driver.finish().get()) as Any)
+}
+
+private struct Event: Decodable, Sendable { let name: String }
+
+private func readmeJSONAndResuming(session: Session, url: URL, data: Data, decoder: JSONDecoder, destination: URL) async throws {
+    let json = try await session.get(url).asJSON().content
+    let users = try await session.get(url).as([User].self, atKeyPath: "data.users", using: decoder).content
+    let local = try JSON(parsing: data)
+    let fast = try JSON.decode([User].self, from: data, atKeyPath: "data.users")
+    for try await event in session.get(url).streamJSONLines(of: Event.self) { print(event.name) }
+    for try await user in session.get(url).streamJSONArray(of: User.self, atKeyPath: "users") { print(user.name) }
+    let file = try await session.get(url).downloadToFile(at: destination, resumable: true).content
+    print(json, users, local, fast, file, FileWriter.partialFileURL(for: destination))
 }
