@@ -81,9 +81,10 @@ import Glibc
         #expect(fileSize(scratch.file("b")) == Int64(NginxServer.mediumFileSize))
     }
 
-    @Test(.needsNginx) func withoutOutputTheBodyGoesToStandardOutput() async throws {
+    @Test(.needsNginx, arguments: ["curl", "urlsession"])
+    func withoutOutputTheBodyGoesToStandardOutput(engine: String) async throws {
         let nginx = try await TestServers.nginx()
-        let outcome = try await PotatoProcess.run(["get", nginx.url("small.json").absoluteString, "-v"])
+        let outcome = try await PotatoProcess.run(["get", nginx.url("small.json").absoluteString, "-v", "--engine", engine])
         #expect(outcome.status == 0)
         #expect(outcome.output == (try Data(contentsOf: nginx.root.appendingPathComponent("small.json"))))
         #expect(outcome.error.contains("< HTTP 200 OK"), "-v prints the status line: \(outcome.error)")
@@ -208,6 +209,24 @@ import Glibc
         #expect(try scratch.entries().isEmpty)
     }
 
+    @Test func connectionLostExitsWith8() async throws {
+        let server = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let outcome = try await PotatoProcess.run(["get", server.url("/reset").absoluteString, "-o", scratch.file("r").path])
+        #expect(outcome.status == 8)
+        #expect(outcome.error.contains("connection lost"))
+        #expect(try scratch.entries().isEmpty)
+    }
+
+    @Test(.needsNginx) func untrustedCertificateExitsWith7() async throws {
+        let nginx = try await TestServers.nginx()
+        let tls = try #require(nginx.tls, "the test CA could not be made")
+        let outcome = try await PotatoProcess.run(["get", "https://127.0.0.1:\(tls.port)/small.json"])
+        #expect(outcome.status == 7, "signed by the tests' own CA, which potato does not trust: \(outcome.error)")
+        #expect(outcome.error.contains("TLS failure"))
+    }
+
     @Test func truncatedBodyExitsWith12AndKeepsOnlyWhatContinueAsksFor() async throws {
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
@@ -279,13 +298,14 @@ import Glibc
         }
     }
 
-    @Test(.needsNginx) func ctrlCRemovesThePartialFile() async throws {
+    @Test(.needsNginx, arguments: [(SIGINT, 130), (SIGTERM, 143)] as [(Int32, Int32)])
+    func anInterruptRemovesThePartialFile(signal: Int32, status: Int32) async throws {
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let outcome = try await Self.interrupt(
-            "\(nginx.baseURL)/slow/medium.bin?rate=2m", to: scratch.file("m.bin"), after: 512 * 1024, with: SIGINT)
-        #expect(outcome.status == 130)
+            "\(nginx.baseURL)/slow/medium.bin?rate=2m", to: scratch.file("m.bin"), after: 512 * 1024, with: signal)
+        #expect(outcome.status == status)
         #expect(outcome.error.contains("interrupted; nothing was kept"))
         #expect(try scratch.entries().isEmpty)
     }
