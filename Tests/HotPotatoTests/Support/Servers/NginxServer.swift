@@ -3,7 +3,7 @@ import Foundation
 /// nginx on 127.0.0.1 with a configuration of the tests' own in a temporary directory, serving
 /// files generated at test time: large files, keep-alive, byte ranges (with `If-Range`), and the
 /// same files rate-limited under `/slow/` and, without an `ETag`, under `/noetag/`
-/// (`?rate=4m` for 4 MiB/s).
+/// (`?rate=4m` or `X-Rate: 4m` for 4 MiB/s).
 final class NginxServer: Sendable {
     let port: UInt16
     let root: URL
@@ -83,10 +83,23 @@ final class NginxServer: Sendable {
                     listen 127.0.0.1:\(port);
                     root \(root.path);
                     location /connections { return 200 "$connection_requests\\n"; }
-                    # The same files at a rate of ?rate= bytes per second (for example 4m), to
-                    # interrupt a download midway; under /noetag/ without an ETag.
-                    location /slow/ { alias \(root.path)/; limit_rate $arg_rate; }
-                    location /noetag/ { alias \(root.path)/; etag off; limit_rate $arg_rate; }
+                    # The same files at a rate of ?rate= (or an X-Rate header's) bytes per
+                    # second, for example 4m, to interrupt a download midway; under /noetag/
+                    # without an ETag. The header leaves the URL as it is, so that a resumed
+                    # download of the same URL can run at full speed.
+                    location /slow/ {
+                        alias \(root.path)/;
+                        set $rate $arg_rate;
+                        if ($http_x_rate) { set $rate $http_x_rate; }
+                        limit_rate $rate;
+                    }
+                    location /noetag/ {
+                        alias \(root.path)/;
+                        etag off;
+                        set $rate $arg_rate;
+                        if ($http_x_rate) { set $rate $http_x_rate; }
+                        limit_rate $rate;
+                    }
                 }
             \(tlsServers)
             }
