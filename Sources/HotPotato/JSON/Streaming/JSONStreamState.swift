@@ -275,6 +275,12 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     }
 
     private func parse(_ bytes: Data) throws {
+        // Drop the elements already taken before adding more: a consumer that keeps up without
+        // ever emptying the buffer would otherwise leave every element of the document in it.
+        if taken > 0 {
+            elements.removeFirst(taken)
+            taken = 0
+        }
         do {
             try bytes.withUnsafeBytes { try parser.feed($0) }
         } catch let error as JSONSyntaxError {
