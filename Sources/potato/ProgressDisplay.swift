@@ -52,14 +52,6 @@ final class ProgressDisplay: @unchecked Sendable {
         drawn = false
     }
 
-    /// The average rate since the start.
-    var averageRate: Double {
-        lock.lock()
-        defer { lock.unlock() }
-        let elapsed = Date().timeIntervalSince(start)
-        return elapsed > 0 ? Double(latest?.bytesReceived ?? 0) / elapsed : 0
-    }
-
     private func rate(now: TimeInterval) -> Double {
         guard let first = samples.first, let last = samples.last, last.time - first.time > 0.05 else { return 0 }
         return Double(last.bytes - first.bytes) / (last.time - first.time)

@@ -73,7 +73,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     }
 
     /// Resuming, as decided when the request was made: the partial state and the offset asked for.
-    private var resume: (partial: PartialDownload, info: PartialDownload.Info?, offset: Int64)?
+    private typealias ResumePlan = (partial: PartialDownload, info: PartialDownload.Info?, offset: Int64)
+    private var resume: ResumePlan?
     /// The URL of the request, recorded with the partial file.
     private var requestURL: String?
     /// A `416` answered a resumed request whose partial file already holds the whole body.
@@ -188,7 +189,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     }
 
     /// Continues the partial file when the response is the rest of it, or starts it over.
-    private func openPartialFile(for head: ResponseHead, resume: (partial: PartialDownload, info: PartialDownload.Info?, offset: Int64)) throws {
+    private func openPartialFile(for head: ResponseHead, resume: ResumePlan) throws {
         let partial = resume.partial
         if resume.offset > 0, let info = resume.info, head.status == 416 || head.status == 206 {
             let contentRange = ContentRange(parsing: head.headers["Content-Range"])
@@ -321,25 +322,17 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// Closes and removes the temporary file, if any; a resumable download writes what it holds
     /// and keeps its partial file. The destination is never touched.
     open override func cleanUp() {
-        if resume != nil, !isPlaced {
-            if descriptor >= 0 { try? flush() }
-            releaseBuffer()
-            if descriptor >= 0 {
-                try? POSIXFile.close(descriptor)
-                descriptor = -1
-            }
-            temporaryURL = nil
-            return
-        }
+        let keepsPartialFile = resume != nil && !isPlaced
+        if keepsPartialFile && descriptor >= 0 { try? flush() }
         releaseBuffer()
         if descriptor >= 0 {
             try? POSIXFile.close(descriptor)
             descriptor = -1
         }
-        if let temporary = temporaryURL {
+        if let temporary = temporaryURL, !keepsPartialFile {
             POSIXFile.remove(temporary.path)
-            temporaryURL = nil
         }
+        temporaryURL = nil
     }
 
     private func createTemporaryFile(in directory: URL) throws {

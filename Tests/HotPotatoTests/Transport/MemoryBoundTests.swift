@@ -23,23 +23,9 @@ struct MemoryBoundTests {
     }
 
     static func probe(url: URL, delayMicroseconds: Int, highWaterMark: Int, engine: Session.Engine = .urlSession) throws -> ProbeResult {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [url.absoluteString, String(delayMicroseconds), String(highWaterMark), engine == .curl ? "curl" : "urlsession"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        var values: [String: Int] = [:]
-        for field in text.split(whereSeparator: \.isWhitespace) {
-            let parts = field.split(separator: "=")
-            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
-        }
-        guard process.terminationStatus == 0, let bytes = values["bytes"], let peak = values["peak_rss_kib"] else {
-            throw ServerError.didNotStart("hotpotato-probe", text)
+        let values = try runProbe([url.absoluteString, String(delayMicroseconds), String(highWaterMark), engine == .curl ? "curl" : "urlsession"])
+        guard let bytes = values["bytes"], let peak = values["peak_rss_kib"] else {
+            throw ServerError.didNotStart("hotpotato-probe", "\(values)")
         }
         return ProbeResult(bytes: bytes, peakMiB: Double(peak) / 1024)
     }
@@ -109,23 +95,9 @@ struct JSONStreamMemoryTests {
     }
 
     static func probe(url: URL, delayMicroseconds: Int, engine: Session.Engine) throws -> (elements: Int, peakMiB: Double) {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["stream-json", url.absoluteString, "items", String(delayMicroseconds), engine == .curl ? "curl" : "urlsession"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        var values: [String: Int] = [:]
-        for field in text.split(whereSeparator: \.isWhitespace) {
-            let parts = field.split(separator: "=")
-            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
-        }
-        guard process.terminationStatus == 0, let elements = values["elements"], let peak = values["peak_rss_kib"] else {
-            throw ServerError.didNotStart("hotpotato-probe", text)
+        let values = try runProbe(["stream-json", url.absoluteString, "items", String(delayMicroseconds), engine == .curl ? "curl" : "urlsession"])
+        guard let elements = values["elements"], let peak = values["peak_rss_kib"] else {
+            throw ServerError.didNotStart("hotpotato-probe", "\(values)")
         }
         return (elements, Double(peak) / 1024)
     }
@@ -147,4 +119,25 @@ struct JSONStreamMemoryTests {
             }
         }
     }
+}
+
+/// Runs `hotpotato-probe` (built beside the test bundle) with `arguments` and returns the
+/// `key=value` numbers it prints; throws with its output when it fails.
+func runProbe(_ arguments: [String]) throws -> [String: Int] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    var values: [String: Int] = [:]
+    for field in text.split(whereSeparator: \.isWhitespace) {
+        let parts = field.split(separator: "=")
+        if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+    }
+    guard process.terminationStatus == 0 else { throw ServerError.didNotStart("hotpotato-probe", text) }
+    return values
 }
