@@ -15,7 +15,7 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 1,
         maxDuration: .seconds(Fixtures.isSmoke ? 1 : 5),
         maxIterations: Fixtures.isSmoke ? 2 : 200,
-        thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 20], absolute: [.p90: 50])]
     )
     let body = Fixtures.binary(size)
     let head = Fixtures.head(contentType: "application/octet-stream", length: size)

@@ -12,8 +12,9 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 1,
         maxDuration: .seconds(Fixtures.isSmoke ? 1 : 3),
         maxIterations: Fixtures.isSmoke ? 3 : 1_000,
-        // Only the deterministic metric gets a committed threshold, as swift-nio does.
-        thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
+        // Only malloc counts get a committed threshold, as swift-nio does. They vary by a few
+        // between runs (44 or 48 for StringConverter), hence 20 % (or 50 mallocs).
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 20], absolute: [.p90: 50])]
     )
     let binary = Fixtures.binary(size)
     let text = Fixtures.text(size)
