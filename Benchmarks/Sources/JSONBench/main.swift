@@ -3,6 +3,7 @@
 //
 //   hotpotato-json [--smoke] [--size BYTES] [--runs N] [--output FILE]
 //   hotpotato-json child CANDIDATE DOCUMENT SIZE      (one run, reporting its peak memory)
+//   hotpotato-json repeat CANDIDATE DOCUMENT SIZE N   (N timed runs of one candidate, for profiling)
 //
 // For each document (mixed, numbers, strings) it reports:
 // - parse and decode throughput (median of N runs, each including freeing the result), and
@@ -177,6 +178,21 @@ func runChild(_ arguments: ArraySlice<String>) throws {
     withExtendedLifetime((data, chunks)) {}
 }
 
+/// Runs one candidate N times and prints each run's MB/s: for profiling one path (`perf record`).
+func runRepeatedly(_ arguments: ArraySlice<String>) throws {
+    let values = Array(arguments)
+    guard values.count == 4, let candidate = Candidate(rawValue: values[0]), let document = Document(rawValue: values[1]),
+          let size = Int(values[2]), let runs = Int(values[3]) else {
+        throw HarnessError("usage: hotpotato-json repeat CANDIDATE DOCUMENT SIZE N")
+    }
+    let data = document.make(size)
+    let chunks = candidate.usesChunks ? Fixtures.chunks(data, size: 16 * 1024) : []
+    let head = Fixtures.head(contentType: "application/json", length: data.count)
+    let seconds = try time(candidate, document, data: data, chunks: chunks, head: head, runs: max(1, runs))
+    print("\(candidate.rawValue) \(document.rawValue): " + seconds.map { format(Double(data.count) / 1e6 / $0) }.joined(separator: " ")
+        + " MB/s; median \(format(Double(data.count) / 1e6 / median(seconds)))")
+}
+
 func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 
 func benchmark(_ options: Options) throws -> String {
@@ -230,6 +246,8 @@ do {
     let arguments = CommandLine.arguments.dropFirst()
     if arguments.first == "child" {
         try runChild(arguments.dropFirst())
+    } else if arguments.first == "repeat" {
+        try runRepeatedly(arguments.dropFirst())
     } else {
         let options = try parseOptions(arguments)
         let report = try benchmark(options)

@@ -119,6 +119,9 @@ open class JSONParser<Content>: Accumulator<Content> {
             // value made of the document (and addresses bodies below 4 GiB).
             let tape = decoding != nil && maximumBodySize <= Int64(UInt32.max)
             parser = IncrementalJSONParser(mode: tape ? .tape : .document, options: parsingOptions)
+            if let length = head.contentLength, length <= maximumBodySize, length <= Int64(UInt32.max) {
+                parser?.reserveTape(forDocumentOf: Int(length))
+            }
             isParsing = true
         }
     }

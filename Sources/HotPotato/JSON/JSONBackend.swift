@@ -19,6 +19,7 @@ enum JSONBackend {
     /// `data` itself.
     static func tape(_ data: Data, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONSyntaxError) -> [JSONTapeEntry] {
         var parser = IncrementalJSONParser(mode: .tape, options: options)
+        parser.reserveTape(forDocumentOf: data.count)
         try feedWhole(data, to: &parser)
         do {
             _ = try parser.finish()

@@ -28,6 +28,19 @@ import Testing
         #expect(try ParserFeeding.parseBytewise(bytes) == whole, "one byte at a time")
     }
 
+    /// The tape (what decoding reads) records the same document however it is cut: numbers,
+    /// strings and literals cut by a chunk boundary are carried over in tape mode too.
+    @Test(arguments: documents)
+    func everySingleCutGivesTheSameTape(document: String) throws {
+        let bytes = document.bytes
+        let whole = try ParserFeeding.parse(bytes)
+        #expect(try ParserFeeding.parseThroughTape(bytes) == whole)
+        for cut in 0...bytes.count {
+            #expect(try ParserFeeding.parseThroughTape(bytes, cuts: [cut]) == whole, "cut at byte \(cut)")
+        }
+        #expect(try ParserFeeding.parseThroughTape(bytes, cuts: Array(0..<bytes.count)) == whole, "one byte at a time")
+    }
+
     @Test(arguments: documents.prefix(4))
     func everyPairOfCutsGivesTheSameValue(document: String) throws {
         let bytes = document.bytes

@@ -16,6 +16,27 @@ enum ParserFeeding {
         return try parser.finish()
     }
 
+    /// Records `bytes` (fed in pieces that end at `cuts`) on a tape, then reads the value back
+    /// from the tape and the bytes, as decoding does.
+    static func parseThroughTape(_ bytes: [UInt8], cuts: [Int] = []) throws -> JSON {
+        var parser = IncrementalJSONParser(mode: .tape)
+        parser.reserveTape(forDocumentOf: bytes.count)
+        var start = 0
+        for cut in cuts + [bytes.count] where cut >= start {
+            try bytes[start..<cut].withUnsafeBytes { try parser.feed($0) }
+            start = cut
+        }
+        _ = try parser.finish()
+        let tape = parser.tape
+        return try bytes.withUnsafeBytes { body in
+            try tape.withUnsafeBufferPointer { entries in
+                let decoder = JSONTapeDecoder(
+                    tape: entries, bytes: body, at: 0, strategies: JSONDecodingStrategies(JSONDecoder()), duplicateKeys: .useLast)
+                return try decoder.materialize(0)
+            }
+        }
+    }
+
     /// Parses `bytes` one byte at a time.
     static func parseBytewise(_ bytes: [UInt8], options: JSONParsingOptions = JSONParsingOptions()) throws -> JSON {
         try parse(bytes, cuts: Array(0..<bytes.count), options: options)

@@ -21,8 +21,6 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     private(set) var node: CodingPathNode
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
     var convertedKeys: [String: String] = [:]
-    /// Reused for strings with escapes.
-    @exclusivity(unchecked) var scratch: [UInt8] = []
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
 
@@ -100,12 +98,12 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     func string(at index: Int) -> String {
-        JSONTapeStrings.make(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0, scratch: &scratch)
+        JSONTapeStrings.make(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0)
     }
 
     /// Whether the key entry at `index` spells `key`.
     func key(at index: Int, is key: String) -> Bool {
-        JSONTapeStrings.equals(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0, key, scratch: &scratch)
+        JSONTapeStrings.equals(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0, key)
     }
 
     // MARK: - The engine

@@ -4,21 +4,26 @@ import Foundation
 /// checked them already (escapes and UTF-8), so nothing here can fail.
 enum JSONTapeStrings {
     /// The string whose written bytes (between the quotes) are `bytes`.
-    static func make(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, scratch: inout [UInt8]) -> String {
+    static func make(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool) -> String {
         guard hasEscapes else { return String(decoding: bytes, as: UTF8.self) }
-        unescape(bytes, into: &scratch)
-        return String(decoding: scratch, as: UTF8.self)
+        // A decoded string is never longer than its written form: decode straight into the
+        // string's own storage.
+        return String(unsafeUninitializedCapacity: bytes.count) { storage in
+            unescape(bytes, into: storage.baseAddress!)
+        }
     }
 
     /// Whether the written bytes `bytes` spell `key`.
-    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, _ key: String, scratch: inout [UInt8]) -> Bool {
+    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, _ key: String) -> Bool {
         var key = key
         return key.withUTF8 { wanted in
-            if hasEscapes {
-                unescape(bytes, into: &scratch)
-                return scratch.withUnsafeBufferPointer { same($0, wanted) }
+            guard hasEscapes else { return same(bytes, wanted) }
+            // Escapes only shorten: a written form shorter than the key cannot spell it.
+            guard bytes.count >= wanted.count else { return false }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { buffer in
+                let count = unescape(bytes, into: buffer.baseAddress!)
+                return same(UnsafeBufferPointer(start: buffer.baseAddress, count: count), wanted)
             }
-            return same(bytes, wanted)
         }
     }
 
@@ -28,42 +33,49 @@ enum JSONTapeStrings {
         return memcmp(first, second, left.count) == 0
     }
 
-    /// Decodes the escapes of checked string bytes into `output`.
-    static func unescape(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
-        output.removeAll(keepingCapacity: true)
-        output.reserveCapacity(bytes.count)
-        var index = 0
+    /// Decodes the escapes of checked string bytes into `output`, which has room for
+    /// `bytes.count` bytes; returns how many it wrote. Runs without escapes are copied whole.
+    static func unescape(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
         let count = bytes.count
+        var index = 0
+        var written = 0
         while index < count {
-            let byte = bytes[index]
-            guard byte == UInt8(ascii: "\\") else {
-                output.append(byte)
-                index += 1
-                continue
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "\\")), count - index) else {
+                (output + written).update(from: base + index, count: count - index)
+                return written + count - index
             }
-            let escape = bytes[index + 1]
+            let backslash = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            (output + written).update(from: base + index, count: backslash - index)
+            written += backslash - index
+            let escape = base[backslash + 1]
+            index = backslash + 2
             switch escape {
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "b"): output[written] = 0x08
+            case UInt8(ascii: "f"): output[written] = 0x0C
+            case UInt8(ascii: "n"): output[written] = 0x0A
+            case UInt8(ascii: "r"): output[written] = 0x0D
+            case UInt8(ascii: "t"): output[written] = 0x09
             case UInt8(ascii: "u"):
-                var scalar = hex(bytes, at: index + 2)
-                index += 6
+                var scalar = hex(base, at: backslash + 2)
+                index = backslash + 6
                 if (0xD800...0xDBFF).contains(scalar) {
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(bytes, at: index + 2) - 0xDC00)
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(base, at: index + 2) - 0xDC00)
                     index += 6
                 }
-                output.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")!)
+                for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! {
+                    output[written] = unit
+                    written += 1
+                }
                 continue
-            default: output.append(escape)
+            default: output[written] = escape
             }
-            index += 2
+            written += 1
         }
+        return written
     }
 
-    private static func hex(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> UInt32 {
+    private static func hex(_ bytes: UnsafePointer<UInt8>, at start: Int) -> UInt32 {
         var value: UInt32 = 0
         for offset in 0..<4 {
             let digit = bytes[start + offset]

@@ -38,7 +38,7 @@ extension IncrementalJSONParser {
     }
 
     /// The role of a child of a frame on the key path.
-    private func childRole(_ parent: Frame, component: Int, isArray: Bool, at offset: Int64) throws -> Role {
+    private mutating func childRole(_ parent: Frame, component: Int, isArray: Bool, at offset: Int64) throws -> Role {
         guard matches(parent, component: component) else { return .skip }
         if component + 1 == path.count {
             guard isArray else {
@@ -50,7 +50,7 @@ extension IncrementalJSONParser {
     }
 
     /// Whether the child a frame on the key path is reading now is the path's next component.
-    private func matches(_ frame: Frame, component: Int) -> Bool {
+    private mutating func matches(_ frame: Frame, component: Int) -> Bool {
         frame.isObject ? frame.keyMatches : pathIndices[component] == frame.count
     }
 
@@ -90,8 +90,15 @@ extension IncrementalJSONParser {
         }
     }
 
+    /// Records a number that starts at `offset` and ends at ``tokenEnd`` on the tape; returns what
+    /// comes next.
+    mutating func recordNumber(at offset: Int64) throws -> Expect {
+        tape.append(JSONTapeEntry(kind: .number, payload: try tapeOffset(offset), length: UInt32(tokenEnd - offset)))
+        return completeUnbuilt()
+    }
+
     /// Whether values are recorded on the tape rather than made.
-    private var isRecording: Bool {
+    var isRecording: Bool {
         if let top = frames.last { return top.role == .tape }
         if case .tape = mode { return true }
         return false
@@ -113,7 +120,7 @@ extension IncrementalJSONParser {
     }
 
     /// An offset as the tape keeps it.
-    private func tapeOffset(_ offset: Int64) throws -> UInt32 {
+    private mutating func tapeOffset(_ offset: Int64) throws -> UInt32 {
         guard let narrow = UInt32(exactly: offset) else {
             throw syntaxError("The document is too large to be decoded from a tape (4 GiB at most)", at: offset)
         }

@@ -18,7 +18,7 @@ extension IncrementalJSONParser {
 
     /// Finds the closing quote of a string whose contents start at `start`. Returns its index, or
     /// `nil` when the bytes end first. Rejects unescaped control characters.
-    func scanString(
+    mutating func scanString(
         _ base: UnsafePointer<UInt8>, from start: Int, end: Int, origin: Int64, flags: inout StringFlags
     ) throws -> Int? {
         var index = start
@@ -85,7 +85,7 @@ extension IncrementalJSONParser {
     }
 
     /// The string of UTF-8 `bytes`, or an error at the first byte that is not strict UTF-8.
-    private func validString(_ bytes: UnsafeBufferPointer<UInt8>, origin: Int64) throws -> String {
+    private mutating func validString(_ bytes: UnsafeBufferPointer<UInt8>, origin: Int64) throws -> String {
         if let string = Self.exactString(bytes) { return string }
         try validate(UnsafeRawBufferPointer(bytes), origin: origin)
         throw syntaxError("Invalid UTF-8 in a string", at: origin)
@@ -191,7 +191,7 @@ extension IncrementalJSONParser {
     }
 
     /// Fails at the first byte that is not strict UTF-8.
-    private func validate(_ bytes: UnsafeRawBufferPointer, origin: Int64) throws {
+    private mutating func validate(_ bytes: UnsafeRawBufferPointer, origin: Int64) throws {
         if let offset = UTF8Validation.firstInvalidOffset(in: bytes) {
             throw syntaxError("Invalid UTF-8 in a string", at: origin + Int64(offset))
         }
@@ -207,9 +207,10 @@ extension IncrementalJSONParser {
     // MARK: - Numbers
 
     /// Scans a number at `start`. Returns it and the index after it, or `nil` when the bytes end
-    /// before it does (and `final` is false).
-    func scanNumber(
-        _ base: UnsafePointer<UInt8>, from start: Int, end: Int, origin: Int64, final: Bool
+    /// before it does (and `final` is false). With `build` false the number is only checked, and
+    /// the value returned is zero (the tape keeps where a number is, not its value).
+    mutating func scanNumber(
+        _ base: UnsafePointer<UInt8>, from start: Int, end: Int, origin: Int64, final: Bool, build: Bool = true
     ) throws -> (value: JSON.Number, end: Int)? {
         @inline(__always) func isDigit(_ index: Int) -> Bool {
             index < end && base[index] &- UInt8(ascii: "0") < 10
@@ -263,6 +264,7 @@ extension IncrementalJSONParser {
             while isDigit(index) { index += 1 }
         }
         if index >= end && !final { return nil }
+        if !build { return (JSON.Number(0), index) }
         if isInteger && digits <= 18 {
             return (JSON.Number(negative ? -Int64(magnitude) : Int64(magnitude)), index)
         }
@@ -278,7 +280,7 @@ extension IncrementalJSONParser {
 
     // MARK: - Literals
 
-    func literal(_ bytes: UnsafePointer<UInt8>, length: Int, at offset: Int64) throws -> JSON {
+    mutating func literal(_ bytes: UnsafePointer<UInt8>, length: Int, at offset: Int64) throws -> JSON {
         let text = UnsafeBufferPointer(start: bytes, count: length)
         if text.elementsEqual("true".utf8) { return .bool(true) }
         if text.elementsEqual("false".utf8) { return .bool(false) }
@@ -287,7 +289,7 @@ extension IncrementalJSONParser {
     }
 
     /// Fails early when the start of a cut literal already cannot be `true`, `false` or `null`.
-    func checkLiteralPrefix(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int64) throws {
+    mutating func checkLiteralPrefix(_ bytes: UnsafePointer<UInt8>, count: Int, at offset: Int64) throws {
         let prefix = UnsafeBufferPointer(start: bytes, count: count)
         for word in ["true", "false", "null"] where word.utf8.starts(with: prefix) { return }
         throw syntaxError("Invalid literal; expected true, false or null", at: offset)
