@@ -40,7 +40,11 @@ enum Document: String, CaseIterable {
 
 /// One way to turn the bytes into a value.
 enum Candidate: String, CaseIterable {
-    /// `JSON(parsing:)` over the whole document.
+    /// `JSONDocument(parsing:)` over the whole document: checked, kept as bytes and a tape.
+    case hotPotatoDocument = "hotpotato-document"
+    /// `JSONParser<JSONDocument>` fed 16 KiB chunks (the document is the body it kept).
+    case hotPotatoDocumentHandler = "hotpotato-document-handler"
+    /// `JSON(parsing:)` over the whole document: a `JSON` tree.
     case hotPotatoParse = "hotpotato-parse"
     /// The `JSONParser` handler fed 16 KiB chunks (the body is kept as well, as `.asJSON()` does).
     case hotPotatoHandler = "hotpotato-handler"
@@ -51,11 +55,14 @@ enum Candidate: String, CaseIterable {
     case hotPotatoDecodeHandler = "hotpotato-decode-handler"
     case jsonDecoder = "jsondecoder"
 
-    var usesChunks: Bool { self == .hotPotatoHandler || self == .hotPotatoDecodeHandler }
+    var usesChunks: Bool { self == .hotPotatoHandler || self == .hotPotatoDecodeHandler || self == .hotPotatoDocumentHandler }
 
     /// Runs once; the result is dropped inside, so that freeing it is counted.
     func run(_ document: Document, data: Data, chunks: [Data], head: ResponseHead) throws {
         switch (self, document) {
+        case (.hotPotatoDocument, _): try check(JSONDocument(parsing: data).count)
+        case (.hotPotatoDocumentHandler, _):
+            try check(ResponseDriver.run(JSONParser<JSONDocument>(maximumBodySize: Int64(UInt32.max)), head: head, chunks: chunks).count)
         case (.hotPotatoParse, _): try check(JSON(parsing: data).arrayValue?.count)
         case (.hotPotatoHandler, _): try check(ResponseDriver.run(JSONParser(maximumBodySize: .max), head: head, chunks: chunks).arrayValue?.count)
         case (.jsonSerialization, _): try check((JSONSerialization.jsonObject(with: data) as? [Any])?.count)

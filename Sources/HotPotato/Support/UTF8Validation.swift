@@ -10,41 +10,42 @@ enum UTF8Validation {
     }
 
     static func firstInvalidOffset(in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         let count = bytes.count
         var index = 0
         while index < count {
             // ASCII fast path, eight bytes at a time.
             while index + 8 <= count,
-                  bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                  UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
                 index += 8
             }
             guard index < count else { break }
-            let lead = bytes[index]
+            let lead = base[index]
             if lead < 0x80 {
                 index += 1
                 continue
             }
-            let length: Int
-            var lower: UInt8 = 0x80
-            var upper: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lower = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upper = 0x9F
-            case 0xF0: length = 4; lower = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upper = 0x8F
-            default: return index
+            // One branch per sequence length; the continuation bytes are checked together, and
+            // the lead's own limits (no overlong forms, no surrogates, nothing past U+10FFFF)
+            // bound the second byte.
+            if lead < 0xE0 {
+                guard lead >= 0xC2, index + 1 < count, base[index + 1] & 0xC0 == 0x80 else { return index }
+                index += 2
+            } else if lead < 0xF0 {
+                guard index + 2 < count else { return index }
+                let second = base[index + 1]
+                guard (second & 0xC0) | ((base[index + 2] & 0xC0) >> 4) == 0x88 else { return index }
+                if lead == 0xE0 && second < 0xA0 || lead == 0xED && second > 0x9F { return index }
+                index += 3
+            } else {
+                guard lead <= 0xF4, index + 3 < count else { return index }
+                let second = base[index + 1]
+                guard (second & 0xC0) | ((base[index + 2] & 0xC0) >> 2) | ((base[index + 3] & 0xC0) >> 4) == 0xA8 else {
+                    return index
+                }
+                if lead == 0xF0 && second < 0x90 || lead == 0xF4 && second > 0x8F { return index }
+                index += 4
             }
-            guard index + length <= count else { return index }
-            let second = bytes[index + 1]
-            guard second >= lower && second <= upper else { return index }
-            for offset in 2..<length {
-                let continuation = bytes[index + offset]
-                guard continuation >= 0x80 && continuation <= 0xBF else { return index }
-            }
-            index += length
         }
         return nil
     }

@@ -30,6 +30,32 @@ extension Request {
         }
     }
 
+    /// Parses the body as JSON into a ``JSONDocument`` (the value at `keyPath`, when given): the
+    /// same strict parser as ``asJSON(atKeyPath:emptyBodyPolicy:parsingOptions:maximumBodySize:)``,
+    /// but the document is kept as the body's bytes and an index of its tokens, and strings and
+    /// numbers are made only when read — the fastest way to parse a large body, and the leanest
+    /// to hold.
+    ///
+    /// ```swift
+    /// let document = try await session.get(url).asJSONDocument().content
+    /// let names = document["users"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+    /// ```
+    ///
+    /// `maximumBodySize` may be at most 4 GiB less one byte (documents are addressed with 32-bit
+    /// offsets); a larger limit parses into a ``JSON`` tree first.
+    public func asJSONDocument(
+        atKeyPath keyPath: String? = nil,
+        emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
+        maximumBodySize: Int64 = 64 * 1024 * 1024
+    ) -> Request<JSONParser<JSONDocument>> {
+        replacingHandler {
+            JSONParser<JSONDocument>(
+                atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions,
+                maximumBodySize: maximumBodySize)
+        }
+    }
+
     /// Decodes the JSON body (or the value at `keyPath`) into `type` with `decoder`.
     ///
     /// ```swift

@@ -24,6 +24,9 @@ struct JSONDecodingStrategies {
         }
     }
 
+    /// `JSONDecoder()`'s: default keys, dates, data and floats.
+    static let standard = JSONDecodingStrategies(JSONDecoder())
+
     /// `snake_case_key` as `snakeCaseKey`, as `JSONDecoder` converts it: leading and trailing
     /// underscores are kept, and a key of one word is left exactly as it is.
     static func camelCase(fromSnakeCase key: String) -> String {

@@ -113,9 +113,28 @@ extension IncrementalJSONParser {
             }
             return
         }
-        try unescape(base, from: start, to: end, origin: origin)
+        try checkEscapes(base, from: start, to: end, origin: origin)
         if flags.hasNonASCII {
             try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
+        }
+    }
+
+    /// Checks the escapes of the string between `start` and `end` as ``unescape(_:from:to:origin:)``
+    /// would, without writing anything.
+    private mutating func checkEscapes(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, origin: Int64) throws {
+        var index = start
+        while index < end {
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "\\")), end - index) else { return }
+            let backslash = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            switch base[backslash + 1] {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                index = backslash + 2
+            case UInt8(ascii: "u"):
+                index = try unicodeEscape(base, at: backslash, end: end, origin: origin).next
+            default:
+                throw syntaxError("Invalid escape \\\(Self.describe(base[backslash + 1])) in a string", at: origin + Int64(backslash))
+            }
         }
     }
 
@@ -142,7 +161,9 @@ extension IncrementalJSONParser {
             case UInt8(ascii: "r"): scratch.append(0x0D)
             case UInt8(ascii: "t"): scratch.append(0x09)
             case UInt8(ascii: "u"):
-                index = try appendUnicodeEscape(base, at: backslash, end: end, origin: origin)
+                let escape = try unicodeEscape(base, at: backslash, end: end, origin: origin)
+                scratch.append(contentsOf: UTF8.encode(escape.scalar)!)
+                index = escape.next
                 continue
             default:
                 throw syntaxError("Invalid escape \\\(Self.describe(escape)) in a string", at: origin + Int64(backslash))
@@ -151,9 +172,11 @@ extension IncrementalJSONParser {
         }
     }
 
-    /// Decodes `\uXXXX` (and the low half of a surrogate pair) at `index` into `scratch`; returns
-    /// the index after it.
-    private mutating func appendUnicodeEscape(_ base: UnsafePointer<UInt8>, at index: Int, end: Int, origin: Int64) throws -> Int {
+    /// Reads `\uXXXX` (and the low half of a surrogate pair) at `index`: the scalar, and the index
+    /// after it.
+    private mutating func unicodeEscape(
+        _ base: UnsafePointer<UInt8>, at index: Int, end: Int, origin: Int64
+    ) throws -> (scalar: Unicode.Scalar, next: Int) {
         func hex(at position: Int) throws -> UInt32 {
             guard position + 6 <= end, base[position + 1] == UInt8(ascii: "u") else {
                 throw syntaxError("Invalid \\u escape in a string", at: origin + Int64(position))
@@ -186,8 +209,7 @@ extension IncrementalJSONParser {
         guard let unicode = Unicode.Scalar(scalar) else {
             throw syntaxError("Invalid \\u escape in a string", at: origin + Int64(index))
         }
-        scratch.append(contentsOf: UTF8.encode(unicode)!)
-        return next
+        return (unicode, next)
     }
 
     /// Fails at the first byte that is not strict UTF-8.

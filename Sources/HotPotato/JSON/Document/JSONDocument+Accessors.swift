@@ -1,0 +1,135 @@
+import Foundation
+
+extension JSONDocument {
+    // MARK: - Reaching in
+
+    /// The value at a dot-separated key path, or `nil` when any step is missing: the same rules as
+    /// ``JSON/subscript(_:)-(String)`` (`document["user.followers.0.name"]`; an empty key path is
+    /// the value itself).
+    public subscript(keyPath: String) -> JSONDocument? {
+        var current = self
+        if keyPath.isEmpty { return current }
+        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
+            switch current.entry.kind {
+            case .object:
+                guard let next = current[key: String(component)] else { return nil }
+                current = next
+            case .array:
+                guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let position = Int(component),
+                      let next = current[position] else { return nil }
+                current = next
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+
+    /// The member named `key` of an object (no key-path splitting), or `nil`. Where the document
+    /// repeats a key, the value is the one ``JSONParsingOptions/duplicateKeys`` chose.
+    public subscript(key key: String) -> JSONDocument? {
+        guard entry.kind == .object else { return nil }
+        let policy = storage.policy
+        let mayRepeat = entry.flags & JSONTapeEntry.mayRepeatKeys != 0
+        let found: Int? = storage.read { decoder in
+            var position = index + 1
+            let last = decoder.end(of: index)
+            var match: Int?
+            while position < last {
+                if decoder.key(at: position, is: key) {
+                    match = position + 1
+                    if !mayRepeat || policy == .useFirst { break }
+                }
+                position = decoder.end(of: position + 1)
+            }
+            return match
+        }
+        return found.map { JSONDocument(storage: storage, index: $0) }
+    }
+
+    /// The element at `index` of an array, or `nil` when out of range or not an array.
+    public subscript(index: Int) -> JSONDocument? {
+        guard entry.kind == .array, index >= 0, index < Int(entry.length) else { return nil }
+        var position = self.index + 1
+        for _ in 0..<index { position = end(of: position) }
+        return JSONDocument(storage: storage, index: position)
+    }
+
+    /// The tape entry after the value at `position`.
+    private func end(of position: Int) -> Int {
+        let entry = storage.tape[position]
+        return entry.isContainer ? Int(entry.payload) : position + 1
+    }
+
+    // MARK: - Containers
+
+    /// The number of elements of an array or members of an object; `nil` for other values.
+    public var count: Int? {
+        entry.isContainer ? Int(entry.length) : nil
+    }
+
+    /// The elements, when this is an array.
+    public var arrayValue: [JSONDocument]? {
+        guard entry.kind == .array else { return nil }
+        var elements: [JSONDocument] = []
+        elements.reserveCapacity(Int(entry.length))
+        var position = index + 1
+        let last = end(of: index)
+        while position < last {
+            elements.append(JSONDocument(storage: storage, index: position))
+            position = end(of: position)
+        }
+        return elements
+    }
+
+    /// The members in the document's order, each key once (as ``JSONParsingOptions/duplicateKeys``
+    /// chose), when this is an object.
+    public var members: [(key: String, value: JSONDocument)]? {
+        guard entry.kind == .object else { return nil }
+        let found = storage.read { try? $0.members(of: index) } ?? nil
+        return found?.map { (key: $0.key, value: JSONDocument(storage: storage, index: $0.value)) }
+    }
+
+    /// The keys in the document's order, each once, when this is an object.
+    public var keys: [String]? {
+        members?.map(\.key)
+    }
+
+    // MARK: - Scalars
+
+    /// The string, when this is a string.
+    public var stringValue: String? {
+        guard entry.kind == .string else { return nil }
+        return storage.read { $0.string(at: index) }
+    }
+
+    /// The Boolean, when this is `true` or `false`.
+    public var boolValue: Bool? {
+        switch entry.kind {
+        case .true: return true
+        case .false: return false
+        default: return nil
+        }
+    }
+
+    /// The number, exact, when this is a number.
+    public var numberValue: JSON.Number? {
+        guard entry.kind == .number else { return nil }
+        return storage.read { $0.number(at: index) }
+    }
+
+    /// The number as an `Int`, when this is an integral number that fits (`2.0` and `2e3` count).
+    public var intValue: Int? { numberValue?.intValue }
+
+    /// The number as an `Int64`, when this is an integral number that fits.
+    public var int64Value: Int64? { numberValue?.int64Value }
+
+    /// The number as the nearest `Double`, when this is a number.
+    public var doubleValue: Double? {
+        guard entry.kind == .number else { return nil }
+        return storage.read { $0.numberAsDouble(index) }
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool { entry.kind == .null }
+}
