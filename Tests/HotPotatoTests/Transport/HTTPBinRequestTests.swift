@@ -37,6 +37,19 @@ import Testing
         #expect(json["args.n"] == "1")
     }
 
+    @Test(arguments: allEngines) func asJSONDocumentAtAKeyPath(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let args = try await session.get(bin.url("/get")).query("q", "hot potato").asJSONDocument(atKeyPath: "args").content
+        #expect(args["q"]?.stringValue == "hot potato")
+        #expect(args.keys == ["q"])
+        let slides = try await session.get(bin.url("/json")).asJSONDocument().content
+        #expect(slides["slideshow.slides.1.items.0"]?.stringValue == "Why <em>WonderWidgets</em> are great")
+        #expect(slides.json == (try await session.get(bin.url("/json")).asJSON().content))
+        // An HTML page is refused by type before anything is parsed.
+        await #expect(throws: HotPotatoError.self) { try await session.get(bin.url("/html")).asJSONDocument().content }
+    }
+
     @Test(arguments: allEngines) func decodableAtAKeyPathWithHeaders(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
