@@ -77,6 +77,10 @@ private struct Event: Decodable, Sendable { let name: String }
 
 private func readmeJSONAndResuming(session: Session, url: URL, data: Data, decoder: JSONDecoder, destination: URL) async throws {
     let json = try await session.get(url).asJSON().content
+    let document = try await session.get(url).asJSONDocument().content
+    let names = document["users"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+    let first = try document.decode(User.self, atKeyPath: "users.0")
+    print(document["users.0.name"]?.stringValue ?? "", names ?? [], first, document.json)
     let users = try await session.get(url).as([User].self, atKeyPath: "data.users", using: decoder).content
     let local = try JSON(parsing: data)
     let fast = try JSON.decode([User].self, from: data, atKeyPath: "data.users")
