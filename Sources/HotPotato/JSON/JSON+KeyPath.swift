@@ -31,12 +31,16 @@ extension JSON {
         case .object(let members):
             return members[component]
         case .array(let elements):
-            guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let index = Int(component), elements.indices.contains(index)
-            else { return nil }
+            guard let index = JSON.arrayIndex(component[...]), elements.indices.contains(index) else { return nil }
             return elements[index]
         default:
             return nil
         }
+    }
+
+    /// A key-path component as an array index: decimal digits only (no sign, no spaces).
+    static func arrayIndex(_ component: Substring) -> Int? {
+        guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(component)
     }
 }

@@ -228,19 +228,46 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     func entry(atKeyPath keyPath: String, from root: Int) throws -> Int? {
         var position = root
         if keyPath.isEmpty { return position }
-        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
             switch tape[position].kind {
             case .object:
-                guard let member = try members(of: position)!.first(where: { $0.key == component }) else { return nil }
-                position = member.value
+                guard let value = try member(String(component), of: position) else { return nil }
+                position = value
             case .array:
-                guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let index = Int(component),
-                      let elements = elements(of: position), elements.indices.contains(index) else { return nil }
-                position = elements[index]
+                guard let index = JSON.arrayIndex(component), let element = element(index, of: position) else { return nil }
+                position = element
             default:
                 return nil
             }
         }
+        return position
+    }
+
+    /// The value entry of the member `key` of the object at `object`, by the duplicate-key
+    /// policy, comparing the key with the written bytes (no `String` is made for the others).
+    func member(_ key: String, of object: Int) throws -> Int? {
+        let mayRepeat = tape[object].flags & JSONTapeEntry.mayRepeatKeys != 0
+        if mayRepeat, duplicateKeys == .reject {
+            return try members(of: object)!.first(where: { $0.key == key })?.value
+        }
+        var position = object + 1
+        let last = end(of: object)
+        var match: Int?
+        while position < last {
+            if self.key(at: position, is: key) {
+                match = position + 1
+                if !mayRepeat || duplicateKeys == .useFirst { break }
+            }
+            position = end(of: position + 1)
+        }
+        return match
+    }
+
+    /// The entry of element `index` of the array at `array`, or `nil` when out of range.
+    func element(_ index: Int, of array: Int) -> Int? {
+        guard index >= 0, index < Int(tape[array].length) else { return nil }
+        var position = array + 1
+        for _ in 0..<index { position = end(of: position) }
         return position
     }
 }

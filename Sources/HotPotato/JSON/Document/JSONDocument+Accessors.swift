@@ -7,58 +7,23 @@ extension JSONDocument {
     /// ``JSON/subscript(_:)-(String)`` (`document["user.followers.0.name"]`; an empty key path is
     /// the value itself).
     public subscript(keyPath: String) -> JSONDocument? {
-        var current = self
-        if keyPath.isEmpty { return current }
-        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
-            switch current.entry.kind {
-            case .object:
-                guard let next = current[key: String(component)] else { return nil }
-                current = next
-            case .array:
-                guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let position = Int(component),
-                      let next = current[position] else { return nil }
-                current = next
-            default:
-                return nil
-            }
-        }
-        return current
+        // The document's policy is never `.reject` (repeated keys were refused when it was made),
+        // so the lookup cannot throw.
+        guard let found = storage.read({ try? $0.entry(atKeyPath: keyPath, from: index) }) else { return nil }
+        return JSONDocument(storage: storage, index: found)
     }
 
     /// The member named `key` of an object (no key-path splitting), or `nil`. Where the document
     /// repeats a key, the value is the one ``JSONParsingOptions/duplicateKeys`` chose.
     public subscript(key key: String) -> JSONDocument? {
-        guard entry.kind == .object else { return nil }
-        let policy = storage.policy
-        let mayRepeat = entry.flags & JSONTapeEntry.mayRepeatKeys != 0
-        let found: Int? = storage.read { decoder in
-            var position = index + 1
-            let last = decoder.end(of: index)
-            var match: Int?
-            while position < last {
-                if decoder.key(at: position, is: key) {
-                    match = position + 1
-                    if !mayRepeat || policy == .useFirst { break }
-                }
-                position = decoder.end(of: position + 1)
-            }
-            return match
-        }
-        return found.map { JSONDocument(storage: storage, index: $0) }
+        guard entry.kind == .object, let found = storage.read({ try? $0.member(key, of: index) }) else { return nil }
+        return JSONDocument(storage: storage, index: found)
     }
 
     /// The element at `index` of an array, or `nil` when out of range or not an array.
     public subscript(index: Int) -> JSONDocument? {
-        guard entry.kind == .array, index >= 0, index < Int(entry.length) else { return nil }
-        var position = self.index + 1
-        for _ in 0..<index { position = end(of: position) }
-        return JSONDocument(storage: storage, index: position)
-    }
-
-    /// The tape entry after the value at `position`.
-    private func end(of position: Int) -> Int {
-        let entry = storage.tape[position]
-        return entry.isContainer ? Int(entry.payload) : position + 1
+        guard entry.kind == .array, let found = storage.read({ $0.element(index, of: self.index) }) else { return nil }
+        return JSONDocument(storage: storage, index: found)
     }
 
     // MARK: - Containers
@@ -71,15 +36,7 @@ extension JSONDocument {
     /// The elements, when this is an array.
     public var arrayValue: [JSONDocument]? {
         guard entry.kind == .array else { return nil }
-        var elements: [JSONDocument] = []
-        elements.reserveCapacity(Int(entry.length))
-        var position = index + 1
-        let last = end(of: index)
-        while position < last {
-            elements.append(JSONDocument(storage: storage, index: position))
-            position = end(of: position)
-        }
-        return elements
+        return storage.read { $0.elements(of: index) }?.map { JSONDocument(storage: storage, index: $0) }
     }
 
     /// The members in the document's order, each key once (as ``JSONParsingOptions/duplicateKeys``

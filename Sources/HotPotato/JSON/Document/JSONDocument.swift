@@ -42,10 +42,14 @@ public struct JSONDocument: Sendable {
         /// Runs `body` with a tape decoder over the document (`useLast`: documents with a
         /// repeated key under ``JSONParsingOptions/DuplicateKeyPolicy/reject`` are refused when
         /// made, and ``JSONParsingOptions/DuplicateKeyPolicy/useFirst`` is applied by lookups).
-        func read<R>(strategies: JSONDecodingStrategies = .standard, _ body: (JSONTapeDecoder) throws -> R) rethrows -> R {
+        func read<R>(
+            strategies: JSONDecodingStrategies = .standard, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy? = nil,
+            _ body: (JSONTapeDecoder) throws -> R
+        ) rethrows -> R {
             try bytes.withUnsafeBytes { bytes in
                 try tape.withUnsafeBufferPointer { entries in
-                    try body(JSONTapeDecoder(tape: entries, bytes: bytes, at: 0, strategies: strategies, duplicateKeys: policy))
+                    try body(JSONTapeDecoder(
+                        tape: entries, bytes: bytes, at: 0, strategies: strategies, duplicateKeys: duplicateKeys ?? policy))
                 }
             }
         }
@@ -104,14 +108,10 @@ public struct JSONDocument: Sendable {
         let storage = Storage(bytes: bytes, tape: tape, policy: duplicateKeys == .useFirst ? .useFirst : .useLast)
         if duplicateKeys == .reject, tape.contains(where: { $0.flags & JSONTapeEntry.mayRepeatKeys != 0 && $0.kind == .object }) {
             do {
-                try storage.bytes.withUnsafeBytes { body in
-                    try tape.withUnsafeBufferPointer { entries in
-                        let decoder = JSONTapeDecoder(
-                            tape: entries, bytes: body, at: 0, strategies: .standard, duplicateKeys: .reject)
-                        for position in entries.indices
-                        where entries[position].kind == .object && entries[position].flags & JSONTapeEntry.mayRepeatKeys != 0 {
-                            _ = try decoder.members(of: position)
-                        }
+                try storage.read(duplicateKeys: .reject) { decoder in
+                    for position in tape.indices
+                    where tape[position].kind == .object && tape[position].flags & JSONTapeEntry.mayRepeatKeys != 0 {
+                        _ = try decoder.members(of: position)
                     }
                 }
             } catch let error as HotPotatoError {
