@@ -45,8 +45,10 @@ extension Session {
         /// in line. Default 32.
         public var maximumConcurrentTransfers = 32
         /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies,
-        /// caches, proxies, TLS settings). It is copied; HotPotato sets the timeouts above on the
-        /// copy. Default `.ephemeral`.
+        /// proxies, TLS settings). It is copied; HotPotato sets the timeouts above on the copy.
+        /// On Linux the copy has no `urlCache`: FoundationNetworking's cache lookup races with
+        /// cancellation and can crash the process, and it gathers cacheable bodies in memory.
+        /// Default `.ephemeral`.
         public var urlSessionConfiguration: URLSessionConfiguration = .ephemeral
 
         /// Creates the default configuration.

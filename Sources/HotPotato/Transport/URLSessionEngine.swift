@@ -27,6 +27,14 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         let urlConfiguration = (configuration.urlSessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
         urlConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         urlConfiguration.timeoutIntervalForResource = configuration.resourceTimeout
+        #if canImport(FoundationNetworking)
+        // No URLCache on Linux. With one, a task looks itself up in the cache on a background
+        // queue before it starts, and a `cancel()` that lands meanwhile can reach URLSession
+        // after the task has completed and left its registry: a fatal error in
+        // FoundationNetworking ("Trying to access a behaviour for a task that in not in the
+        // registry"). Its cache would also keep a cacheable body in memory as it arrives.
+        urlConfiguration.urlCache = nil
+        #endif
         session = URLSession(configuration: urlConfiguration, delegate: self, delegateQueue: delegateQueue)
     }
 

@@ -107,6 +107,8 @@ import Testing
             #expect(error?.errorBody?.data == FaultServer.body(count: 2_000))
             #expect(error?.errorBody?.isTruncated == true)
         }
-        #expect(elapsed < 5, "stopped after the error body, not after the whole drip (\(elapsed) s)")
+        // The whole drip takes about 20 s; the bound leaves room for a loaded 2-core machine
+        // (7.7 s seen under ThreadSanitizer with two busy loops beside it).
+        #expect(elapsed < 10, "stopped after the error body, not after the whole drip (\(elapsed) s)")
     }
 }
