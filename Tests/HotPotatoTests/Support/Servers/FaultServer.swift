@@ -1,4 +1,5 @@
 import Foundation
+@testable import HotPotato
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -45,6 +46,12 @@ final class FaultServer: @unchecked Sendable {
 
     /// Whether the response held at gate `name` gave up waiting (10 s) before the test opened it.
     static func gateTimedOut(_ name: String) -> Bool { gates.timedOut(name) }
+
+    private static let abandonments = Locked([String: Int]())
+
+    /// How many body bytes a `/jsonlines` or `/jsonarray` response tagged `abandon=name` had sent
+    /// when the client went away (a send failed), or `nil` while it has not.
+    static func abandonedAfter(_ name: String) -> Int? { abandonments.withLock { $0[name] } }
 
     /// Named one-shot gates that a response waits at until a test opens them.
     private final class Gates: @unchecked Sendable {
@@ -178,7 +185,10 @@ final class FaultServer: @unchecked Sendable {
             while offset < sent {
                 var end = min(sent, offset + chunk)
                 if let holdAt, offset < holdAt { end = min(end, holdAt) }
-                guard send(connection, document[offset..<end]) else { return }
+                guard send(connection, document[offset..<end]) else {
+                    if let name = query["abandon"] { abandonments.withLock { $0[name] = offset } }
+                    return
+                }
                 offset = end
                 if let holdAt, let gate = query["gate"], offset == holdAt { gates.wait(gate) }
                 if let delay = query["delayMs"].flatMap(Int.init), offset < sent { usleep(UInt32(delay * 1000)) }
