@@ -63,6 +63,9 @@ open class JSONParser<Content>: Accumulator<Content> {
     private var parser: IncrementalJSONParser?
     /// Whether ``parser`` is there (it cannot be compared with `nil`, being non-copyable).
     private var isParsing = false
+    /// Whether the parser records a tape (to decode or make a ``JSONDocument`` from) rather than
+    /// a ``JSON`` value.
+    private(set) var recordsTape = false
     /// The first bytes, held back until a byte-order mark can be told apart.
     private var leadingBytes: [UInt8] = []
 
@@ -119,8 +122,12 @@ open class JSONParser<Content>: Accumulator<Content> {
         let charset = head.contentType?.charset
         if charset == nil || TextEncodings.encoding(forCharset: charset!) == .utf8 {
             // A `Decodable` type is decoded from the body's bytes through a tape, which needs no
-            // value made of the document (and addresses bodies below 4 GiB).
-            let tape = (decoding != nil || makesDocument) && maximumBodySize <= Int64(UInt32.max)
+            // value made of the document and addresses bodies below 4 GiB: the body is known to be
+            // that small when the limit says so, or when an unencoded body declares its length.
+            let declared = head.contentEncodings.isEmpty ? head.contentLength : nil
+            let small = maximumBodySize <= Int64(UInt32.max) || declared.map { $0 <= Int64(UInt32.max) } == true
+            let tape = (decoding != nil || makesDocument) && small
+            recordsTape = tape
             parser = IncrementalJSONParser(mode: tape ? .tape : .document, options: parsingOptions)
             if let length = head.contentLength, length <= maximumBodySize, length <= Int64(UInt32.max) {
                 parser?.reserveTape(forDocumentOf: Int(length))

@@ -403,6 +403,37 @@ import Testing
         }
     }
 
+    /// A limit above 4 GiB (which a tape cannot address) still decodes through the tape when the
+    /// body declares a length below it and is not content-encoded (its decoded length could be
+    /// anything); otherwise through a ``JSON`` value. Either way the result is the same.
+    @Test(arguments: [
+        (["Content-Length": "27"], true),
+        ([:], false),
+        (["Content-Length": "27", "Content-Encoding": "gzip"], false),
+        (["Content-Length": "5000000000"], false),
+    ])
+    func aLimitAbove4GiBUsesTheTapeWhenTheBodyIsKnownToBeSmaller(headers: [String: String], tape: Bool) throws {
+        struct Message: Decodable, Sendable { let message: String; let count: Int }
+        let body = Data("{\"message\":\"hé\",\"count\":3}".utf8)
+        var fields = headers
+        fields["Content-Type"] = "application/json"
+        let parser = JSONParser(decoding: Message.self, maximumBodySize: .max)
+        let driver = ResponseDriver(handler: parser)
+        #expect(driver.receive(head: ResponseHead(status: 200, headers: HTTPHeaders(fields))))
+        #expect(parser.recordsTape == tape)
+        if headers["Content-Length"].flatMap(Int.init) ?? body.count == body.count {
+            let message = try ResponseDriver.run(JSONParser(decoding: Message.self, maximumBodySize: .max),
+                                                 head: ResponseHead(status: 200, headers: HTTPHeaders(fields)), chunks: [body])
+            #expect(message.message == "hé" && message.count == 3)
+        }
+        // A limit within 4 GiB always decodes through the tape (a longer declared body is
+        // refused at the head).
+        let limited = JSONParser(decoding: Message.self, maximumBodySize: Int64(UInt32.max))
+        let accepted = ResponseDriver(handler: limited).receive(head: ResponseHead(status: 200, headers: HTTPHeaders(fields)))
+        #expect(accepted == (headers["Content-Length"].flatMap(Int64.init) ?? 0 <= Int64(UInt32.max)))
+        #expect(limited.recordsTape == accepted)
+    }
+
     static func sameShape(_ lhs: JSON, _ rhs: JSON) -> Bool {
         switch (lhs, rhs) {
         case let (.number(left), .number(right)): return left.doubleValue == right.doubleValue || abs(left.doubleValue - right.doubleValue) <= abs(right.doubleValue) * 1e-15
