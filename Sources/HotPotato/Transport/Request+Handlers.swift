@@ -41,8 +41,9 @@ extension Request {
     /// let names = document["users"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
     /// ```
     ///
-    /// `maximumBodySize` may be at most 4 GiB less one byte (documents are addressed with 32-bit
-    /// offsets); a larger limit parses into a ``JSON`` tree first.
+    /// Documents are addressed with 32-bit offsets. With a `maximumBodySize` above 4 GiB less one
+    /// byte, a body that does not declare a smaller `Content-Length` (or is content-encoded) is
+    /// parsed into a ``JSON`` tree first.
     public func asJSONDocument(
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
