@@ -40,21 +40,7 @@ enum JSONDoubleParsing {
             }
             index += 1
         }
-        if index < bytes.count {
-            // An exponent: `e` or `E`, a sign, digits (saturated far beyond any Double).
-            index += 1
-            var exponentNegative = false
-            if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
-                exponentNegative = bytes[index] == UInt8(ascii: "-")
-                index += 1
-            }
-            var written = 0
-            while index < bytes.count {
-                written = min(written * 10 + Int(bytes[index] &- UInt8(ascii: "0")), 100_000)
-                index += 1
-            }
-            exponent += exponentNegative ? -written : written
-        }
+        exponent += writtenExponent(bytes, at: index)
         // Clinger's fast path: an exact significand and an exact power of ten, one rounding.
         if overflowDigits == 0, significand <= 1 << 53, abs(exponent) < exactPowersOfTen.count {
             let value = Double(significand)
@@ -62,6 +48,26 @@ enum JSONDoubleParsing {
             return negative ? -scaled : scaled
         }
         return slowPath(bytes)
+    }
+
+    /// The exponent written from `index` on (`e` or `E`, a sign, digits), saturated far beyond
+    /// any `Double`; 0 when the number ends before `index`.
+    @inline(__always)
+    private static func writtenExponent(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int {
+        var index = start
+        guard index < bytes.count else { return 0 }
+        index += 1
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var written = 0
+        while index < bytes.count {
+            written = min(written * 10 + Int(bytes[index] &- UInt8(ascii: "0")), 100_000)
+            index += 1
+        }
+        return negative ? -written : written
     }
 
     /// The C library's correctly rounded conversion, from the digits and exponent written without
@@ -85,21 +91,7 @@ enum JSONDoubleParsing {
                 }
                 index += 1
             }
-            var exponent = 0
-            if index < bytes.count {
-                index += 1
-                var negative = false
-                if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
-                    negative = bytes[index] == UInt8(ascii: "-")
-                    index += 1
-                }
-                while index < bytes.count {
-                    exponent = min(exponent * 10 + Int(bytes[index] &- UInt8(ascii: "0")), 100_000)
-                    index += 1
-                }
-                if negative { exponent = -exponent }
-            }
-            let text = "e\(exponent + exponentAdjustment)"
+            let text = "e\(writtenExponent(bytes, at: index) + exponentAdjustment)"
             for byte in text.utf8 {
                 buffer[length] = CChar(bitPattern: byte)
                 length += 1
