@@ -29,8 +29,9 @@ indirect enum CodingPathNode: Sendable {
         return path + [key]
     }
 
-    func appending(_ key: some CodingKey) -> CodingPathNode {
-        if let index = key as? ArrayIndexKey { return .index(index.index, self) }
+    func appending<Key: CodingKey>(_ key: Key) -> CodingPathNode {
+        // A comparison of types rather than a dynamic cast, which costs far more.
+        if Key.self == ArrayIndexKey.self { return .index(unsafeBitCast(key, to: ArrayIndexKey.self).index, self) }
         return .key(AnyCodingKey(key), self)
     }
 
