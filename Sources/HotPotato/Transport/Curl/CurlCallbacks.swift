@@ -32,10 +32,10 @@ enum CurlCallbacks {
     }
 
     /// Called often while a transfer runs, including while it waits: a non-zero return aborts it,
-    /// so a cancelled call stops promptly even when no bytes flow.
-    static let progress: hp_curl_xferinfo_callback = { userdata, _, _, _, _ in
+    /// so a cancelled call stops promptly even when no bytes flow, and an idle one on time.
+    static let progress: hp_curl_xferinfo_callback = { userdata, _, downloaded, _, uploaded in
         guard let userdata else { return 1 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        return transfer.shouldContinue() ? 0 : 1
+        return transfer.shouldContinue(downloaded: downloaded, uploaded: uploaded) ? 0 : 1
     }
 }

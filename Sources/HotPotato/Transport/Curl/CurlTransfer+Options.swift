@@ -39,9 +39,12 @@ extension CurlTransfer {
         long(Int32(HP_CURLOPT_FOLLOWLOCATION), redirects > 0 ? 1 : 0)
         long(Int32(HP_CURLOPT_MAXREDIRS), max(0, redirects))
 
-        // Timeouts: the request timeout is an idle timeout, as in URLSession (less than one byte a
-        // second for that long fails); the resource timeout bounds the whole transfer.
+        // Timeouts: the request timeout is an idle timeout, as in URLSession: no byte either way
+        // for that long fails. The progress callback enforces it (see `shouldContinue`); libcurl's
+        // low-speed check (less than one byte a second over that window) stays as a backstop.
+        // The resource timeout bounds the whole transfer.
         let idle = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.requestTimeout
+        idleLimit = idle > 0 ? UInt64(min(idle, 86_400) * 1e9) : .max
         long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), Int(min(idle, 86_400) * 1000))
         long(Int32(HP_CURLOPT_LOW_SPEED_LIMIT), 1)
         long(Int32(HP_CURLOPT_LOW_SPEED_TIME), max(1, Int(min(idle, 86_400).rounded(.up))))

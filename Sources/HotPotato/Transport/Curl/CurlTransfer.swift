@@ -27,6 +27,14 @@ final class CurlTransfer: @unchecked Sendable {
     private var bytesDelivered: Int64 = 0
     /// The request body being sent, if any; set by `configure(_:)`.
     var body: CurlRequestBody?
+    /// The idle timeout, in nanoseconds; set by `configure(_:)`.
+    var idleLimit: UInt64 = .max
+    /// When bytes last moved either way, or a callback that had held the transfer returned.
+    private var lastActivity: UInt64 = 0
+    /// The byte counts of the last progress call, to tell activity from waiting.
+    private var progressCounts: (downloaded: Int64, uploaded: Int64) = (0, 0)
+    /// Whether the transfer was stopped for being idle longer than the timeout.
+    private var idleTimedOut = false
     private var errorBuffer = [CChar](repeating: 0, count: Int(HP_CURL_ERROR_SIZE))
 
     init(request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration) {
@@ -56,6 +64,7 @@ final class CurlTransfer: @unchecked Sendable {
         let result: Int32
         do {
             headerList = try configure(handle)
+            lastActivity = DispatchTime.now().uptimeNanoseconds
             result = errorBuffer.withUnsafeMutableBufferPointer { buffer in
                 hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), buffer.baseAddress)
                 defer { hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), nil) }
@@ -79,6 +88,9 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: - Callbacks (worker thread)
 
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // Delivering the head runs the handler's gate, which may take its time: the idle clock
+        // starts again once it returns.
+        defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
         if headDelivered { return true }  // trailers
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
@@ -104,6 +116,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // A slow handler holds this callback (that is the backpressure); the server is not idle
+        // meanwhile, so the idle clock starts again once the handler returns.
+        defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
         if sink.isFinished { return false }
         if !headDelivered {
             guard deliverHead() else { return false }
@@ -126,9 +141,25 @@ final class CurlTransfer: @unchecked Sendable {
         (try? body?.seek(to: offset)) != nil
     }
 
-    /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed).
-    func shouldContinue() -> Bool {
-        !sink.isFinished
+    /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed), or when
+    /// no byte has moved either way for longer than the idle timeout.
+    ///
+    /// libcurl calls this at least about once a second while it waits, so an idle transfer stops
+    /// within about a second of its timeout; libcurl's own low-speed check, which averages over
+    /// a window, could take several seconds more.
+    func shouldContinue(downloaded: Int64, uploaded: Int64) -> Bool {
+        if sink.isFinished { return false }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded {
+            progressCounts = (downloaded, uploaded)
+            lastActivity = now
+            return true
+        }
+        if now > lastActivity, now - lastActivity > idleLimit {
+            idleTimedOut = true
+            return false
+        }
+        return true
     }
 
     // MARK: - Private
@@ -160,6 +191,12 @@ final class CurlTransfer: @unchecked Sendable {
         if result == Int32(HP_CURLE_OK) {
             if !headDelivered, !deliverHead() { return .settled }
             return .end
+        }
+        if idleTimedOut, result == Int32(HP_CURLE_ABORTED_BY_CALLBACK) {
+            let seconds = Double(idleLimit) / 1e9
+            let message = "Nothing was received or sent for \(seconds.formatted(.number.precision(.fractionLength(0...3)))) s"
+            return .failure(HotPotatoError(
+                .timedOut, reason: "The request timed out: \(message)", underlying: CurlError(code: Int(result), message: message)))
         }
         let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let message = detail.isEmpty ? CurlLibrary.describe(result) : detail
