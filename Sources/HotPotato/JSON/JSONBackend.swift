@@ -54,6 +54,7 @@ enum JSONBackend {
         try data.withUnsafeBytes { bytes in
             try tape.withUnsafeBufferPointer { entries in
                 let decoder = JSONTapeDecoder(tape: entries, bytes: bytes, at: 0, strategies: strategies, duplicateKeys: duplicateKeys)
+                defer { decoder.scope.close() }
                 var root = 0
                 if let keyPath {
                     guard let found = try decoder.entry(atKeyPath: keyPath, from: 0) else {

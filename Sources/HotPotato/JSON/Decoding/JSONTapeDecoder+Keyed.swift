@@ -40,6 +40,7 @@ extension JSONTapeDecoder {
         var codingPath: [any CodingKey] { node.path }
 
         var allKeys: [Key] {
+            decoder.scope.check()
             if let lookup {
                 return lookup.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key) }
             }
@@ -58,6 +59,7 @@ extension JSONTapeDecoder {
 
         /// The entry of the value for `key`, or `nil`.
         private func valueEntry(forKey key: String) -> Int? {
+            decoder.scope.check()
             if let lookup { return lookup[key] }
             if cursor < last, decoder.key(at: cursor, is: key) {
                 let value = cursor + 1

@@ -22,6 +22,7 @@ extension JSONTapeDecoder {
 
         /// The entry of the next element, or a `valueNotFound` error when there is none.
         private func next(_ type: Any.Type) throws -> Int {
+            decoder.scope.check()
             guard currentIndex < count! else {
                 throw DecodingError.valueNotFound(type, DecodingError.Context(
                     codingPath: node.path(adding: key), debugDescription: "Unkeyed container is at end."))
@@ -36,6 +37,7 @@ extension JSONTapeDecoder {
 
         /// The next element as a leaf, unless it is `null` or there is none; moves past a `null`.
         private mutating func nextLeafIfPresent() -> JSON? {
+            decoder.scope.check()
             guard currentIndex < count! else { return nil }
             if decoder.tape[position].kind == .null {
                 advance()
@@ -141,6 +143,7 @@ extension JSONTapeDecoder {
         }
 
         mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+            decoder.scope.check()
             guard currentIndex < count! else { return nil }
             if decoder.tape[position].kind == .null {
                 advance()

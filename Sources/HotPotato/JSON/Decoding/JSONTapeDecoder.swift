@@ -6,7 +6,10 @@ import Foundation
 /// `JSONDecoder`'s, as in `JSONValueDecoder`.
 ///
 /// The tape and the bytes must outlive the decoding; ``decode(_:tape:bytes:at:strategies:duplicateKeys:)``
-/// scopes them.
+/// scopes them. A type may keep the `Decoder` or a container it was given (`JSONDecoder`'s stay
+/// usable), but these point into a tape and bytes that are gone once the decoding returns: each
+/// decoder made for one decoding shares a ``Scope``, closed when it returns, and using a decoder
+/// or container of a closed scope stops the process rather than read freed memory.
 final class JSONTapeDecoder: JSONDecodingEngine {
     typealias Ref = Int
 
@@ -15,6 +18,8 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     let strategies: JSONDecodingStrategies
     let duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
     let userInfo: [CodingUserInfoKey: Any]
+    /// Whether the tape and bytes are still there; shared with the decoders made from this one.
+    let scope: Scope
     /// The entry of the value being decoded now.
     private(set) var current: Int
     /// Where it is.
@@ -28,8 +33,9 @@ final class JSONTapeDecoder: JSONDecodingEngine {
 
     init(
         tape: UnsafeBufferPointer<JSONTapeEntry>, bytes: UnsafeRawBufferPointer, at index: Int, node: CodingPathNode = .root,
-        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
+        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy, scope: Scope = Scope()
     ) {
+        self.scope = scope
         self.tape = tape
         self.bytes = bytes
         self.strategies = strategies
@@ -45,10 +51,12 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
     ) throws -> T {
         let decoder = JSONTapeDecoder(tape: tape, bytes: bytes, at: index, strategies: strategies, duplicateKeys: duplicateKeys)
+        defer { decoder.scope.close() }
         return try decoder.unwrap(index, as: type, at: .root, nil)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        scope.check()
         switch tape[current].kind {
         case .object:
             return KeyedDecodingContainer(try KeyedContainer<Key>(decoder: self, object: current, node: node))
@@ -61,6 +69,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        scope.check()
         switch tape[current].kind {
         case .array:
             return UnkeyedContainer(decoder: self, array: current, node: node)
@@ -73,7 +82,8 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        self
+        scope.check()
+        return self
     }
 
     // MARK: - Reading the tape
@@ -109,6 +119,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     // MARK: - The engine
 
     func leaf(_ index: Int) -> JSON {
+        scope.check()
         switch tape[index].kind {
         case .string, .key: return .string(string(at: index))
         case .number: return .number(JSON.Number(checkedJSON: writtenBytes(index)))
@@ -134,6 +145,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
 
     @inline(__always)
     func with<R>(_ index: Int, at node: CodingPathNode, _ body: () throws -> R) rethrows -> R {
+        scope.check()
         let savedIndex = current
         let savedNode = self.node
         current = index
@@ -184,15 +196,18 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     func numberAsDouble(_ index: Int) -> Double? {
-        tape[index].kind == .number ? JSONDoubleParsing.double(writtenBytes(index)) : nil
+        scope.check()
+        return tape[index].kind == .number ? JSONDoubleParsing.double(writtenBytes(index)) : nil
     }
 
     func numberAsInt64(_ index: Int) -> Int64? {
+        scope.check()
         guard tape[index].kind == .number, case .integer(let value) = number(at: index).storage else { return nil }
         return value
     }
 
     func decodeArray(_ index: Int, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any? {
+        scope.check()
         guard tape[index].kind == .array else { return nil }
         return try type.decodeElements(ofArrayAt: index, with: self, at: node)
     }
@@ -206,7 +221,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     func subDecoder(_ index: Int, at node: CodingPathNode) -> any Decoder {
-        JSONTapeDecoder(tape: tape, bytes: bytes, at: index, node: node, strategies: strategies, duplicateKeys: duplicateKeys)
+        JSONTapeDecoder(tape: tape, bytes: bytes, at: index, node: node, strategies: strategies, duplicateKeys: duplicateKeys, scope: scope)
     }
 
     /// The error for a key that appears twice under ``JSONParsingOptions/DuplicateKeyPolicy/reject``,
@@ -269,5 +284,23 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         var position = array + 1
         for _ in 0..<index { position = end(of: position) }
         return position
+    }
+}
+
+extension JSONTapeDecoder {
+    /// One decoding's hold on its tape and bytes: open while the decoding runs, closed when it
+    /// returns.
+    final class Scope {
+        private(set) var isOpen = true
+
+        func close() {
+            isOpen = false
+        }
+
+        /// Stops the process if the scope is closed: the tape and bytes are gone.
+        @inline(__always)
+        func check() {
+            precondition(isOpen, "A JSON Decoder or decoding container was used after the decoding that gave it out had returned")
+        }
     }
 }

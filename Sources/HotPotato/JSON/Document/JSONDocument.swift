@@ -48,8 +48,10 @@ public struct JSONDocument: Sendable {
         ) rethrows -> R {
             try bytes.withUnsafeBytes { bytes in
                 try tape.withUnsafeBufferPointer { entries in
-                    try body(JSONTapeDecoder(
-                        tape: entries, bytes: bytes, at: 0, strategies: strategies, duplicateKeys: duplicateKeys ?? policy))
+                    let decoder = JSONTapeDecoder(
+                        tape: entries, bytes: bytes, at: 0, strategies: strategies, duplicateKeys: duplicateKeys ?? policy)
+                    defer { decoder.scope.close() }
+                    return try body(decoder)
                 }
             }
         }
