@@ -5,8 +5,8 @@ import Foundation
 /// strings a type asks for become `String`s. Strategies, special types and errors are
 /// `JSONDecoder`'s, as in `JSONValueDecoder`.
 ///
-/// The tape and the bytes must outlive the decoding; ``decode(_:tape:bytes:at:strategies:duplicateKeys:)``
-/// scopes them. A type may keep the `Decoder` or a container it was given (`JSONDecoder`'s stay
+/// The tape and the bytes must outlive the decoding; `JSONBackend.decode` and
+/// `JSONDocument.Storage.read` scope them. A type may keep the `Decoder` or a container it was given (`JSONDecoder`'s stay
 /// usable), but these point into a tape and bytes that are gone once the decoding returns: each
 /// decoder made for one decoding shares a ``Scope``, closed when it returns, and using a decoder
 /// or container of a closed scope stops the process rather than read freed memory.
@@ -43,16 +43,6 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         userInfo = strategies.userInfo
         current = index
         self.node = node
-    }
-
-    /// Decodes `type` from the value at tape entry `index`.
-    static func decode<T: Decodable>(
-        _ type: T.Type, tape: UnsafeBufferPointer<JSONTapeEntry>, bytes: UnsafeRawBufferPointer, at index: Int,
-        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
-    ) throws -> T {
-        let decoder = JSONTapeDecoder(tape: tape, bytes: bytes, at: index, strategies: strategies, duplicateKeys: duplicateKeys)
-        defer { decoder.scope.close() }
-        return try decoder.unwrap(index, as: type, at: .root, nil)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

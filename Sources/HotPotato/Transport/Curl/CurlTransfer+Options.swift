@@ -43,11 +43,11 @@ extension CurlTransfer {
         // for that long fails. The progress callback enforces it (see `shouldContinue`); libcurl's
         // low-speed check (less than one byte a second over that window) stays as a backstop.
         // The resource timeout bounds the whole transfer.
-        let idle = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.requestTimeout
-        idleLimit = idle > 0 ? UInt64(min(idle, 86_400) * 1e9) : .max
-        long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), Int(min(idle, 86_400) * 1000))
+        let idle = min(request.timeoutInterval > 0 ? request.timeoutInterval : configuration.requestTimeout, 86_400)
+        idleLimit = idle > 0 ? UInt64(idle * 1e9) : .max
+        long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), Int(idle * 1000))
         long(Int32(HP_CURLOPT_LOW_SPEED_LIMIT), 1)
-        long(Int32(HP_CURLOPT_LOW_SPEED_TIME), max(1, Int(min(idle, 86_400).rounded(.up))))
+        long(Int32(HP_CURLOPT_LOW_SPEED_TIME), max(1, Int(idle.rounded(.up))))
         long(Int32(HP_CURLOPT_TIMEOUT_MS), Int(min(configuration.resourceTimeout, 30 * 86_400) * 1000))
 
         // TLS is verified (libcurl's default, set again here on purpose); a custom CA bundle
