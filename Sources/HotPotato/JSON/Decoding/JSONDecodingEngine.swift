@@ -9,6 +9,9 @@ protocol JSONDecodingEngine: Decoder, SingleValueDecodingContainer, AnyObject {
     associatedtype Ref
 
     var strategies: JSONDecodingStrategies { get }
+    /// `strategies.usesDefaultKeys`, read without copying the strategies (and retaining what
+    /// they hold), as a generic read of ``strategies`` does.
+    var usesDefaultKeys: Bool { get }
     /// The value being decoded now.
     var current: Ref { get }
     /// Where it is.
@@ -65,7 +68,7 @@ extension JSONDecodingEngine {
         if let array = decodableArray(T.self) {
             return try unwrapArray(ref, as: array, at: node, key) as! T
         }
-        if !strategies.usesDefaultKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
+        if !usesDefaultKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
             return try unwrapDictionary(ref, elementType: dictionary.elementType, at: node, key) as! T
         }
         let inner = key.map { node.appending($0) } ?? node

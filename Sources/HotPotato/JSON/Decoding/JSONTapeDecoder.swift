@@ -29,6 +29,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
 
+    var usesDefaultKeys: Bool { strategies.usesDefaultKeys }
     var codingPath: [any CodingKey] { node.path }
 
     init(
