@@ -71,6 +71,13 @@ public struct HotPotatoError: Error, Sendable {
 
     /// The status code of the response, when a head was received.
     public var status: Int? { head?.status }
+
+    /// ``Code/keyPathNotFound`` for `keyPath`, with ``keyPath`` set.
+    static func keyPathNotFound(_ keyPath: String, head: ResponseHead? = nil) -> HotPotatoError {
+        var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".", head: head)
+        error.keyPath = keyPath
+        return error
+    }
 }
 
 extension HotPotatoError: CustomStringConvertible {

@@ -164,11 +164,7 @@ open class JSONParser<Content>: Accumulator<Content> {
         var value = document
         if let keyPath {
             guard let found = document[keyPath] else {
-                var error = HotPotatoError(
-                    .keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".",
-                    head: head)
-                error.keyPath = keyPath
-                throw error
+                throw HotPotatoError.keyPathNotFound(keyPath, head: head)
             }
             value = found
         }
@@ -191,9 +187,7 @@ open class JSONParser<Content>: Accumulator<Content> {
         }
         guard let keyPath else { return document }
         guard let found = document[keyPath] else {
-            var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".", head: head)
-            error.keyPath = keyPath
-            throw error
+            throw HotPotatoError.keyPathNotFound(keyPath, head: head)
         }
         return found
     }

@@ -31,9 +31,7 @@ extension JSON {
         var value = self
         if let keyPath {
             guard let found = self[keyPath] else {
-                var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".")
-                error.keyPath = keyPath
-                throw error
+                throw HotPotatoError.keyPathNotFound(keyPath)
             }
             value = found
         }

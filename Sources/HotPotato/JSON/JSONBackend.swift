@@ -58,9 +58,7 @@ enum JSONBackend {
                 var root = 0
                 if let keyPath {
                     guard let found = try decoder.entry(atKeyPath: keyPath, from: 0) else {
-                        var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".")
-                        error.keyPath = keyPath
-                        throw error
+                        throw HotPotatoError.keyPathNotFound(keyPath)
                     }
                     root = found
                 }

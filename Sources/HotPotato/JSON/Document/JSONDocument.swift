@@ -154,9 +154,7 @@ public struct JSONDocument: Sendable {
         var target = self
         if let keyPath {
             guard let found = self[keyPath] else {
-                var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".")
-                error.keyPath = keyPath
-                throw error
+                throw HotPotatoError.keyPathNotFound(keyPath)
             }
             target = found
         }
