@@ -302,12 +302,24 @@ extension IncrementalJSONParser {
 
     // MARK: - Literals
 
+    /// The literal of `length` bytes (5 when it starts with `f`, otherwise 4) at `bytes`. Each word
+    /// is compared as one four-byte load (`false` after its `f`), not byte by byte.
     mutating func literal(_ bytes: UnsafePointer<UInt8>, length: Int, at offset: Int64) throws -> JSON {
-        let text = UnsafeBufferPointer(start: bytes, count: length)
-        if text.elementsEqual("true".utf8) { return .bool(true) }
-        if text.elementsEqual("false".utf8) { return .bool(false) }
-        if text.elementsEqual("null".utf8) { return .null }
+        let raw = UnsafeRawPointer(bytes)
+        if length == 4 {
+            let word = raw.loadUnaligned(as: UInt32.self)
+            if word == Self.word("t", "r", "u", "e") { return .bool(true) }
+            if word == Self.word("n", "u", "l", "l") { return .null }
+        } else if bytes[0] == UInt8(ascii: "f"), raw.loadUnaligned(fromByteOffset: 1, as: UInt32.self) == Self.word("a", "l", "s", "e") {
+            return .bool(false)
+        }
         throw syntaxError("Invalid literal; expected true, false or null", at: offset)
+    }
+
+    /// Four ASCII characters as a four-byte load from memory holding them in order gives them.
+    @inline(__always)
+    private static func word(_ a: Unicode.Scalar, _ b: Unicode.Scalar, _ c: Unicode.Scalar, _ d: Unicode.Scalar) -> UInt32 {
+        UInt32(littleEndian: a.value | b.value << 8 | c.value << 16 | d.value << 24)
     }
 
     /// Fails early when the start of a cut literal already cannot be `true`, `false` or `null`.

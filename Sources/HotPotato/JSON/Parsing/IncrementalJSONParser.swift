@@ -93,7 +93,7 @@ struct IncrementalJSONParser: ~Copyable {
         var keyBits: UInt64 = 0
     }
 
-    var frames: [Frame] = []
+    var frames = JSONFrameStack()
     var stack = JSONValueStack()
     /// Key → position tables of the open objects with many members, by depth.
     var keyIndexes: [Int: [String: Int]] = [:]
