@@ -176,7 +176,7 @@ open class JSONParser<Content>: Accumulator<Content> {
     private var makesDocument: Bool { decoding == nil && Content.self == JSONDocument.self }
 
     /// The document of a body and its tape, or the value in it at ``keyPath``.
-    private func document(tape: [JSONTapeEntry], body: Data) throws -> JSONDocument {
+    private func document(tape: JSONTape, body: Data) throws -> JSONDocument {
         let document: JSONDocument
         do {
             document = try JSONDocument(tape: tape, bytes: body, duplicateKeys: parsingOptions.duplicateKeys)
@@ -280,7 +280,7 @@ open class JSONParser<Content>: Accumulator<Content> {
 
     /// The tape of the body, when the parser recorded one: `nil` for an empty body and for a body
     /// decoded from another charset, which go through ``finishDocument(_:)``.
-    private func finishTape(_ body: Data) throws -> [JSONTapeEntry]? {
+    private func finishTape(_ body: Data) throws -> JSONTape? {
         guard !body.isEmpty else { return nil }
         if leadingBytesPending { try releaseLeadingBytes() }
         guard isParsing, case .tape = parser?.mode, (parser?.consumed ?? 0) > 0 else { return nil }
@@ -289,7 +289,7 @@ open class JSONParser<Content>: Accumulator<Content> {
         } catch let error as JSONSyntaxError {
             throw invalidJSON(error, intermediate: .bytes(body))
         }
-        return parser!.tape
+        return parser!.tape.take()
     }
 
     /// The parsed document: from the incremental parser when it ran, otherwise from the whole

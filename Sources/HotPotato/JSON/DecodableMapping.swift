@@ -5,7 +5,7 @@ import Foundation
 /// from another charset first).
 struct DecodableMapping<Content> {
     let decodeValue: (JSON) throws -> Content
-    let decodeTape: (_ tape: [JSONTapeEntry], _ body: Data, _ keyPath: String?, _ duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy) throws -> Content
+    let decodeTape: (_ tape: JSONTape, _ body: Data, _ keyPath: String?, _ duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy) throws -> Content
 
     init(_ type: Content.Type, decoder: JSONDecoder) where Content: Decodable {
         let strategies = JSONDecodingStrategies(decoder)

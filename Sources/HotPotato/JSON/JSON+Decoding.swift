@@ -67,7 +67,7 @@ extension JSON {
         guard data.count <= Int(UInt32.max) else {
             return try JSON(parsing: data, options: options).decode(type, atKeyPath: keyPath, using: decoder)
         }
-        let tape: [JSONTapeEntry]
+        let tape: JSONTape
         do {
             tape = try JSONBackend.tape(data, options: options)
         } catch {

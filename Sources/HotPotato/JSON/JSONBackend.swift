@@ -17,7 +17,7 @@ enum JSONBackend {
 
     /// Parses a whole UTF-8 document into a tape (see ``JSONTapeEntry``), for decoding from
     /// `data` itself.
-    static func tape(_ data: Data, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONSyntaxError) -> [JSONTapeEntry] {
+    static func tape(_ data: Data, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONSyntaxError) -> JSONTape {
         var parser = IncrementalJSONParser(mode: .tape, options: options)
         parser.reserveTape(forDocumentOf: data.count)
         try feedWhole(data, to: &parser)
@@ -26,7 +26,7 @@ enum JSONBackend {
         } catch {
             throw error as? JSONSyntaxError ?? JSONSyntaxError(reason: "\(error)", offset: 0, line: 1, column: 1)
         }
-        return parser.tape
+        return parser.tape.take()
     }
 
     private static func feedWhole(_ data: Data, to parser: inout IncrementalJSONParser) throws(JSONSyntaxError) {
@@ -48,7 +48,7 @@ enum JSONBackend {
     ///   or ``HotPotatoError/Code/invalidJSON`` for a key that repeats under
     ///   ``JSONParsingOptions/DuplicateKeyPolicy/reject``.
     static func decode<T: Decodable>(
-        _ type: T.Type, tape: [JSONTapeEntry], bytes data: Data, atKeyPath keyPath: String?,
+        _ type: T.Type, tape: JSONTape, bytes data: Data, atKeyPath keyPath: String?,
         strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
     ) throws -> T {
         try data.withUnsafeBytes { bytes in

@@ -27,7 +27,7 @@ enum ParserFeeding {
             start = cut
         }
         _ = try parser.finish()
-        let tape = parser.tape
+        let tape = parser.tape.take()
         return try bytes.withUnsafeBytes { body in
             try tape.withUnsafeBufferPointer { entries in
                 let decoder = JSONTapeDecoder(

@@ -29,11 +29,11 @@ public struct JSONDocument: Sendable {
     /// The bytes and the tape, shared by every value of a document.
     final class Storage: Sendable {
         let bytes: Data
-        let tape: [JSONTapeEntry]
+        let tape: JSONTape
         /// The policy lookups follow where an object may repeat a key.
         let policy: JSONParsingOptions.DuplicateKeyPolicy
 
-        init(bytes: Data, tape: [JSONTapeEntry], policy: JSONParsingOptions.DuplicateKeyPolicy) {
+        init(bytes: Data, tape: JSONTape, policy: JSONParsingOptions.DuplicateKeyPolicy) {
             self.bytes = bytes
             self.tape = tape
             self.policy = policy
@@ -87,7 +87,7 @@ public struct JSONDocument: Sendable {
             error.intermediate = .bytes(data)
             throw error
         }
-        let tape: [JSONTapeEntry]
+        let tape: JSONTape
         do {
             tape = try JSONBackend.tape(data, options: options)
         } catch {
@@ -106,13 +106,14 @@ public struct JSONDocument: Sendable {
     /// - Throws: ``HotPotatoError/Code/invalidJSON`` for a repeated key under
     ///   ``JSONParsingOptions/DuplicateKeyPolicy/reject``: the tape only notes the objects whose
     ///   keys may repeat, and those are checked now, so that no lookup can fail later.
-    init(tape: [JSONTapeEntry], bytes: Data, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy) throws(HotPotatoError) {
+    init(tape: JSONTape, bytes: Data, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy) throws(HotPotatoError) {
         let storage = Storage(bytes: bytes, tape: tape, policy: duplicateKeys == .useFirst ? .useFirst : .useLast)
-        if duplicateKeys == .reject, tape.contains(where: { $0.flags & JSONTapeEntry.mayRepeatKeys != 0 && $0.kind == .object }) {
+        let entries = tape.entries
+        if duplicateKeys == .reject, entries.contains(where: { $0.flags & JSONTapeEntry.mayRepeatKeys != 0 && $0.kind == .object }) {
             do {
                 try storage.read(duplicateKeys: .reject) { decoder in
-                    for position in tape.indices
-                    where tape[position].kind == .object && tape[position].flags & JSONTapeEntry.mayRepeatKeys != 0 {
+                    for position in entries.indices
+                    where entries[position].kind == .object && entries[position].flags & JSONTapeEntry.mayRepeatKeys != 0 {
                         _ = try decoder.members(of: position)
                     }
                 }

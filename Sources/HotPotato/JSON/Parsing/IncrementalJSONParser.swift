@@ -119,7 +119,7 @@ struct IncrementalJSONParser: ~Copyable {
     }
 
     /// `.tape`: the document's tokens, in order.
-    var tape: [JSONTapeEntry] = []
+    var tape = JSONTapeWriter()
     /// `.tape`: the fingerprints of the keys of the open objects (each from its frame's
     /// `keyStart`), to notice keys that may repeat.
     var tapeKeyFingerprints: [UInt64] = []
