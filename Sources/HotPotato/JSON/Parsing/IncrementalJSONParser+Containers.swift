@@ -63,7 +63,7 @@ extension IncrementalJSONParser {
                 tape[frame.valueStart].payload = UInt32(tape.count)
                 tape[frame.valueStart].length = UInt32(frame.count)
                 if frame.hasIndex { tape[frame.valueStart].flags = JSONTapeEntry.mayRepeatKeys }
-                tapeKeyFingerprints.removeSubrange(frame.keyStart...)
+                tapeKeyFingerprints.removeAll(from: frame.keyStart)
             }
             return completeUnbuilt()
         }
@@ -242,7 +242,7 @@ extension IncrementalJSONParser {
             let seen = frames[top].keyBits & bit != 0
             frames[top].keyBits |= bit
             if seen && !frames[top].hasIndex
-                && (tapeKeyFingerprints.count - keyStart > 64 || tapeKeyFingerprints[keyStart...].contains(fingerprint)) {
+                && (tapeKeyFingerprints.count - keyStart > 64 || tapeKeyFingerprints.contains(fingerprint, from: keyStart)) {
                 frames[top].hasIndex = true
             }
             tapeKeyFingerprints.append(fingerprint)

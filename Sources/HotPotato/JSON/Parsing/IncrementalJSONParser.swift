@@ -93,7 +93,7 @@ struct IncrementalJSONParser: ~Copyable {
         var keyBits: UInt64 = 0
     }
 
-    var frames = JSONFrameStack()
+    var frames = ParserStack<Frame>()
     var stack = JSONValueStack()
     /// Key → position tables of the open objects with many members, by depth.
     var keyIndexes: [Int: [String: Int]] = [:]
@@ -122,7 +122,7 @@ struct IncrementalJSONParser: ~Copyable {
     var tape = JSONTapeWriter()
     /// `.tape`: the fingerprints of the keys of the open objects (each from its frame's
     /// `keyStart`), to notice keys that may repeat.
-    var tapeKeyFingerprints: [UInt64] = []
+    var tapeKeyFingerprints = ParserStack<UInt64>()
 
     var pending = Pending.none
     var carry: [UInt8] = []
