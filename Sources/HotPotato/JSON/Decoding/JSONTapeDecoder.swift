@@ -82,7 +82,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// The entry after the value at `index` (and everything in it).
     @inline(__always)
     func end(of index: Int) -> Int {
-        tape[index].isContainer ? Int(tape[index].payload) : index + 1
+        JSONTapeLookup.end(of: index, in: tape)
     }
 
     /// The written bytes of a string, key or number entry.
@@ -150,15 +150,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
 
     func elements(of index: Int) -> [Int]? {
         guard tape[index].kind == .array else { return nil }
-        var elements: [Int] = []
-        elements.reserveCapacity(Int(tape[index].length))
-        var position = index + 1
-        let last = end(of: index)
-        while position < last {
-            elements.append(position)
-            position = end(of: position)
-        }
-        return elements
+        return JSONTapeLookup.elements(of: index, in: tape)
     }
 
     func members(of index: Int) throws -> [(key: String, value: Int)]? {
@@ -256,25 +248,12 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         if mayRepeat, duplicateKeys == .reject {
             return try members(of: object)!.first(where: { $0.key == key })?.value
         }
-        var position = object + 1
-        let last = end(of: object)
-        var match: Int?
-        while position < last {
-            if self.key(at: position, is: key) {
-                match = position + 1
-                if !mayRepeat || duplicateKeys == .useFirst { break }
-            }
-            position = end(of: position + 1)
-        }
-        return match
+        return JSONTapeLookup.member(key, of: object, in: tape, bytes: bytes, useFirst: duplicateKeys == .useFirst)
     }
 
     /// The entry of element `index` of the array at `array`, or `nil` when out of range.
     func element(_ index: Int, of array: Int) -> Int? {
-        guard index >= 0, index < Int(tape[array].length) else { return nil }
-        var position = array + 1
-        for _ in 0..<index { position = end(of: position) }
-        return position
+        JSONTapeLookup.element(index, of: array, in: tape)
     }
 }
 

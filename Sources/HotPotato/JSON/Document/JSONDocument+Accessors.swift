@@ -7,22 +7,20 @@ extension JSONDocument {
     /// ``JSON/subscript(_:)-(String)`` (`document["user.followers.0.name"]`; an empty key path is
     /// the value itself).
     public subscript(keyPath: String) -> JSONDocument? {
-        // The document's policy is never `.reject` (repeated keys were refused when it was made),
-        // so the lookup cannot throw.
-        guard let found = storage.read({ try? $0.entry(atKeyPath: keyPath, from: index) }) else { return nil }
+        guard let found = storage.entry(atKeyPath: keyPath, from: index) else { return nil }
         return JSONDocument(storage: storage, index: found)
     }
 
     /// The member named `key` of an object (no key-path splitting), or `nil`. Where the document
     /// repeats a key, the value is the one ``JSONParsingOptions/duplicateKeys`` chose.
     public subscript(key key: String) -> JSONDocument? {
-        guard entry.kind == .object, let found = storage.read({ try? $0.member(key, of: index) }) else { return nil }
+        guard entry.kind == .object, let found = storage.member(key, of: index) else { return nil }
         return JSONDocument(storage: storage, index: found)
     }
 
     /// The element at `index` of an array, or `nil` when out of range or not an array.
     public subscript(index: Int) -> JSONDocument? {
-        guard entry.kind == .array, let found = storage.read({ $0.element(index, of: self.index) }) else { return nil }
+        guard entry.kind == .array, let found = storage.element(index, of: self.index) else { return nil }
         return JSONDocument(storage: storage, index: found)
     }
 
@@ -57,7 +55,7 @@ extension JSONDocument {
     /// The string, when this is a string.
     public var stringValue: String? {
         guard entry.kind == .string else { return nil }
-        return storage.read { $0.string(at: index) }
+        return storage.string(at: index)
     }
 
     /// The Boolean, when this is `true` or `false`.
@@ -72,7 +70,7 @@ extension JSONDocument {
     /// The number, exact, when this is a number.
     public var numberValue: JSON.Number? {
         guard entry.kind == .number else { return nil }
-        return storage.read { $0.number(at: index) }
+        return storage.number(at: index)
     }
 
     /// The number as an `Int`, when this is an integral number that fits (`2.0` and `2e3` count).
@@ -84,7 +82,7 @@ extension JSONDocument {
     /// The number as the nearest `Double`, when this is a number.
     public var doubleValue: Double? {
         guard entry.kind == .number else { return nil }
-        return storage.read { $0.numberAsDouble(index) }
+        return storage.double(at: index)
     }
 
     /// Whether this is `null`.

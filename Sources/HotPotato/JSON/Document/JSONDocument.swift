@@ -18,9 +18,11 @@ import Foundation
 /// document. Decoding a `Decodable` type from it reads the bytes directly, with nothing parsed
 /// again.
 ///
-/// What reaching into it costs: a key is looked up by comparing it with the object's keys in
-/// order, and an index by stepping over the elements before it, so for many lookups in one large
-/// container, take ``arrayValue`` or ``members`` once, or the whole ``json`` tree.
+/// What reaching into it costs: in an array or object of up to 16 children, an index is found by
+/// stepping over the elements before it and a key by comparing it with the written keys in order.
+/// The first lookup in a larger container makes a table of where its children are (4 bytes per
+/// element; a `String` per key), kept with the document, so that later lookups there take
+/// constant time; tables are made only for the containers reached into.
 ///
 /// Values reached from a document (`document["items"]`) are `JSONDocument`s too, sharing its
 /// storage; each keeps the whole document alive. Documents are addressed with 32-bit offsets, so
@@ -32,6 +34,8 @@ public struct JSONDocument: Sendable {
         let tape: JSONTape
         /// The policy lookups follow where an object may repeat a key.
         let policy: JSONParsingOptions.DuplicateKeyPolicy
+        /// Lookup tables of the large containers reached into so far.
+        let tables = Locked(LookupTables())
 
         init(bytes: Data, tape: JSONTape, policy: JSONParsingOptions.DuplicateKeyPolicy) {
             self.bytes = bytes

@@ -1,0 +1,104 @@
+import Foundation
+
+extension JSONDocument {
+    /// Where the children of the large containers of a document are, made on the first lookup in
+    /// each: see ``JSONDocument``.
+    struct LookupTables {
+        /// Containers with more children than this get a table; smaller ones are walked.
+        static let threshold = 16
+        /// By array entry: the entry of each element.
+        var elements: [Int: [UInt32]] = [:]
+        /// By object entry: the value entry of each key, by the document's duplicate-key policy.
+        var members: [Int: [String: Int]] = [:]
+    }
+}
+
+extension JSONDocument.Storage {
+    /// The entry of element `index` of the array at `array`, or `nil` when out of range.
+    func element(_ index: Int, of array: Int) -> Int? {
+        let entries = tape.entries
+        let count = Int(entries[array].length)
+        guard index >= 0, index < count else { return nil }
+        guard count > JSONDocument.LookupTables.threshold else {
+            return JSONTapeLookup.element(index, of: array, in: entries)
+        }
+        let table = tables.withLock { tables in
+            if let table = tables.elements[array] { return table }
+            let table = JSONTapeLookup.elements(of: array, in: entries).map { UInt32(truncatingIfNeeded: $0) }
+            tables.elements[array] = table
+            return table
+        }
+        return Int(table[index])
+    }
+
+    /// The value entry of the member `key` of the object at `object`, by the document's
+    /// duplicate-key policy, or `nil`.
+    func member(_ key: String, of object: Int) -> Int? {
+        let entries = tape.entries
+        let walk = {
+            self.bytes.withUnsafeBytes { bytes in
+                JSONTapeLookup.member(key, of: object, in: entries, bytes: bytes, useFirst: self.policy == .useFirst)
+            }
+        }
+        guard Int(entries[object].length) > JSONDocument.LookupTables.threshold else { return walk() }
+        let table = tables.withLock { tables in
+            if let table = tables.members[object] { return table }
+            // The policy is never `.reject` (repeated keys were refused when the document was
+            // made), so listing the members cannot throw.
+            let members = (try? read { try $0.members(of: object) }) ?? nil
+            let table = Dictionary(members ?? [], uniquingKeysWith: { first, _ in first })
+            tables.members[object] = table
+            return table
+        }
+        guard let found = table[key] else { return nil }
+        // Keys are matched by their bytes, as in small objects: a `String` key also matches a
+        // different but canonically equivalent spelling (`"e\u0301"` and `"é"`), so the entry
+        // found must spell `key` exactly, or the object is walked.
+        let spelled = withWrittenBytes(found - 1) { JSONTapeStrings.equals($0, hasEscapes: $1.flags & JSONTapeEntry.hasEscapes != 0, key) }
+        return spelled ? found : walk()
+    }
+
+    /// The written bytes of the string, key or number entry at `index`, to `body`.
+    private func withWrittenBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, JSONTapeEntry) -> R) -> R {
+        let entry = tape.entries[index]
+        return bytes.withUnsafeBytes { bytes in
+            body(UnsafeBufferPointer(
+                start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(entry.payload), count: Int(entry.length)), entry)
+        }
+    }
+
+    /// The string of the string entry at `index`.
+    func string(at index: Int) -> String {
+        withWrittenBytes(index) { JSONTapeStrings.make($0, hasEscapes: $1.flags & JSONTapeEntry.hasEscapes != 0) }
+    }
+
+    /// The number of the number entry at `index`.
+    func number(at index: Int) -> JSON.Number {
+        withWrittenBytes(index) { written, _ in JSON.Number(checkedJSON: written) }
+    }
+
+    /// The nearest `Double` to the number entry at `index`.
+    func double(at index: Int) -> Double {
+        withWrittenBytes(index) { written, _ in JSONDoubleParsing.double(written) }
+    }
+
+    /// The entry at a dot-separated key path from `root`, or `nil`: the rules of
+    /// ``JSONDocument/subscript(_:)``.
+    func entry(atKeyPath keyPath: String, from root: Int) -> Int? {
+        var position = root
+        if keyPath.isEmpty { return position }
+        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
+            switch tape.entries[position].kind {
+            case .object:
+                guard let value = member(String(component), of: position) else { return nil }
+                position = value
+            case .array:
+                guard let index = JSON.arrayIndex(component), let element = element(index, of: position) else { return nil }
+                position = element
+            default:
+                return nil
+            }
+        }
+        return position
+    }
+}
