@@ -8,6 +8,7 @@
 // For each document (mixed, numbers, strings) it reports:
 // - parse and decode throughput (median of N runs, each including freeing the result), and
 //   HotPotato's ratio to Foundation;
+// - parsing and then reading one field of every element by index, against JSONSerialization;
 // - peak memory above the document, measured in a child process per candidate;
 // - the time from the last 16 KiB chunk to the value, through the JSONParser handler.
 import BenchmarkFixtures
@@ -54,6 +55,11 @@ enum Candidate: String, CaseIterable {
     /// `JSONParser(decoding:)` fed 16 KiB chunks.
     case hotPotatoDecodeHandler = "hotpotato-decode-handler"
     case jsonDecoder = "jsondecoder"
+    /// `JSONDocument(parsing:)`, then one field of every top-level element read by index
+    /// (`document[i]?[key: "id"]`; a row's first number in the numbers document).
+    case hotPotatoDocumentReach = "hotpotato-document-reach"
+    /// `JSONSerialization`, then the same field of every element, through `[Any]` and `[String: Any]`.
+    case jsonSerializationReach = "jsonserialization-reach"
 
     var usesChunks: Bool { self == .hotPotatoHandler || self == .hotPotatoDecodeHandler || self == .hotPotatoDocumentHandler }
 
@@ -78,6 +84,22 @@ enum Candidate: String, CaseIterable {
         case (.jsonDecoder, .mixed): try check(JSONDecoder().decode([Fixtures.User].self, from: data).count)
         case (.jsonDecoder, .numbers): try check(JSONDecoder().decode(Fixtures.NumberRows.self, from: data).count)
         case (.jsonDecoder, .strings): try check(JSONDecoder().decode([Fixtures.Article].self, from: data).count)
+        case (.hotPotatoDocumentReach, _):
+            let parsed = try JSONDocument(parsing: data)
+            var sum = 0.0
+            for index in 0..<(parsed.count ?? 0) {
+                let element = parsed[index]
+                sum += (document == .numbers ? element?[0] : element?[key: "id"])?.doubleValue ?? .nan
+            }
+            try check(sum.isNaN ? nil : parsed.count)
+        case (.jsonSerializationReach, _):
+            let parsed = try JSONSerialization.jsonObject(with: data) as? [Any] ?? []
+            var sum = 0.0
+            for index in 0..<parsed.count {
+                let field = document == .numbers ? (parsed[index] as? [Any])?[0] : (parsed[index] as? [String: Any])?["id"]
+                sum += (field as? NSNumber)?.doubleValue ?? .nan
+            }
+            try check(sum.isNaN ? nil : parsed.count)
         }
     }
 
@@ -210,6 +232,7 @@ func benchmark(_ options: Options) throws -> String {
     var latencyRows: [String] = []
     var throughputRows: [String] = []
     var decodeRows: [String] = []
+    var reachRows: [String] = []
     for document in Document.allCases {
         let data = document.make(options.size)
         let chunks = Fixtures.chunks(data, size: 16 * 1024)
@@ -228,6 +251,9 @@ func benchmark(_ options: Options) throws -> String {
         decodeRows.append(
             "| \(document.rawValue) | \(document.decodedType) | \(rate(.hotPotatoDecode)) | \(rate(.hotPotatoDecodeHandler)) | "
                 + "\(rate(.jsonDecoder)) | **\(ratio(.hotPotatoDecode, to: .jsonDecoder))** |")
+        reachRows.append(
+            "| \(document.rawValue) | \(rate(.hotPotatoDocumentReach)) | \(rate(.jsonSerializationReach)) | "
+                + "**\(ratio(.hotPotatoDocumentReach, to: .jsonSerializationReach))** |")
 
         let latency = try lastChunkToValue(data: data, chunks: chunks, head: head, runs: options.runs)
         latencyRows.append("| \(document.rawValue) | \(format(median(latency) * 1000, 2)) | \(format((latency.max() ?? 0) * 1000, 2)) |")
@@ -247,6 +273,11 @@ func benchmark(_ options: Options) throws -> String {
     report += "\n### Decoding\n\n"
     report += "| Document | Decoded into | HotPotato decode MB/s | HotPotato decode handler | JSONDecoder | **decode ratio** |\n"
     report += "|---|---|---:|---:|---:|---:|\n" + decodeRows.joined(separator: "\n") + "\n"
+    report += "\n### Reaching in\n\n"
+    report += "Parse, then read one field of every top-level element by index (`document[i]?[key: \"id\"]`; for the "
+        + "numbers document, each row's first number), MB/s of the document.\n\n"
+    report += "| Document | JSONDocument MB/s | JSONSerialization | **ratio** |\n"
+    report += "|---|---:|---:|---:|\n" + reachRows.joined(separator: "\n") + "\n"
     report += "\n### Peak memory above the document\n\n"
     report += "Each in a child process of its own: the child makes the document (and, for the handler, its 16 KiB chunks), "
         + "resets the kernel's high-water mark, runs once and reports how far its resident memory rose above where it "
