@@ -75,10 +75,10 @@ say "Running the memory-bound tests on their own"
 HOTPOTATO_MEMORY_TESTS=1 limit 600 swift test --skip-build --filter MemoryBoundTests
 
 if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
-  say "Running the concurrent transport suites under ThreadSanitizer"
+  say "Running the concurrent suites (transport, shared JSONDocument lookups) under ThreadSanitizer"
   swift build --build-tests --sanitize=thread --scratch-path .build-tsan
   limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-    --filter "Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS" 2>&1 \
+    --filter "Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|JSONDocumentLookup" 2>&1 \
     | tee .build-tsan/tsan.log
   if grep -q "WARNING: ThreadSanitizer" .build-tsan/tsan.log; then
     warn "ThreadSanitizer reported data races (see .build-tsan/tsan.log)"
