@@ -235,6 +235,7 @@ open class JSONParser<Content>: Accumulator<Content> {
     open override func cleanUp() {
         super.cleanUp()
         parser = nil
+        finishedTape = nil
         isParsing = false
         leadingBytes = []
     }
@@ -281,6 +282,8 @@ open class JSONParser<Content>: Accumulator<Content> {
     /// The tape of the body, when the parser recorded one: `nil` for an empty body and for a body
     /// decoded from another charset, which go through ``finishDocument(_:)``.
     private func finishTape(_ body: Data) throws -> JSONTape? {
+        // Taken from the parser once; kept for a subclass that asks for the content again.
+        if let finishedTape { return finishedTape }
         guard !body.isEmpty else { return nil }
         if leadingBytesPending { try releaseLeadingBytes() }
         guard isParsing, case .tape = parser?.mode, (parser?.consumed ?? 0) > 0 else { return nil }
@@ -289,8 +292,12 @@ open class JSONParser<Content>: Accumulator<Content> {
         } catch let error as JSONSyntaxError {
             throw invalidJSON(error, intermediate: .bytes(body))
         }
-        return parser!.tape.take()
+        finishedTape = parser!.tape.take()
+        return finishedTape
     }
+
+    /// The tape ``finishTape(_:)`` took from the parser.
+    private var finishedTape: JSONTape?
 
     /// The parsed document: from the incremental parser when it ran, otherwise from the whole
     /// body.

@@ -65,6 +65,36 @@ import Testing
         #expect(failed.intermediate == .bytes(Data("{}".utf8)), "the bytes are attached for the subclass")
     }
 
+    /// Asks its superclass for the content twice, as an override that retries might.
+    final class TwiceDecoder: JSONParser<[Int]> {
+        override func content(from body: Data) throws -> [Int] {
+            let first = try super.content(from: body)
+            return try first == super.content(from: body) ? first : []
+        }
+    }
+
+    final class TwiceDocument: JSONParser<JSONDocument> {
+        override func content(from body: Data) throws -> JSONDocument {
+            let first = try super.content(from: body)
+            return try first.json == super.content(from: body).json ? first : JSONDocument(parsing: "null")
+        }
+    }
+
+    @Test(arguments: Chunking.allCases)
+    func theContentCanBeAskedForTwice(chunking: Chunking) throws {
+        // Both decode through the tape the parser recorded: the second call must get it too.
+        let body = Data("[1,2,3]".utf8)
+        let json = head(contentType: "application/json")
+        // (The public `init(decoding:…)` is in a constrained extension, which a subclass does not
+        // inherit: the designated one it forwards to, here.)
+        let decoder = TwiceDecoder(
+            decoding: DecodableMapping([Int].self, decoder: JSONDecoder()), keyPath: nil, emptyBodyPolicy: .fail,
+            parsingOptions: JSONParsingOptions(), maximumBodySize: 1 << 20, acceptableStatusCodes: Set(200...299),
+            acceptableContentTypes: [.json])
+        #expect(try drive(decoder, head: json, body: body, chunking: chunking) == [1, 2, 3])
+        #expect(try drive(TwiceDocument(), head: json, body: body, chunking: chunking).json == [1, 2, 3])
+    }
+
     @Test func stringConverterSubclass() throws {
         #expect(try drive(WordCounter(), head: head(contentType: "text/plain"), body: Data("one two  three\n".utf8), chunking: .oneByte) == 3)
     }
