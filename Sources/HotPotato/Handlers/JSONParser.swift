@@ -97,19 +97,36 @@ open class JSONParser<Content>: Accumulator<Content> {
             acceptableContentTypes: acceptableContentTypes)
     }
 
-    init(
-        decoding: DecodableMapping<Content>,
-        keyPath: String?,
-        emptyBodyPolicy: EmptyBodyPolicy,
-        parsingOptions: JSONParsingOptions,
-        maximumBodySize: Int64,
-        acceptableStatusCodes: Set<Int>,
-        acceptableContentTypes: [MediaType]
-    ) {
+    /// Creates a parser that decodes `type` from the JSON (at `keyPath`, when given) with your
+    /// decoder — Moya's `map(_:atKeyPath:using:failsOnEmptyData:)`.
+    ///
+    /// An empty body reads as `null` under ``EmptyBodyPolicy/null`` (and on `204` or `HEAD`),
+    /// which decodes into an `Optional` type. A subclass of, say, `JSONParser<[User]>` inherits
+    /// this initializer.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - keyPath: The key path to decode from; `nil` (the default) decodes the whole document.
+    ///   - decoder: The decoder to use, with its strategies; default `JSONDecoder()`.
+    ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
+    ///   - parsingOptions: Nesting limit and duplicate-key policy.
+    ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
+    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
+    ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
+    ///     `application/json` and `application/*+json`.
+    public init(
+        decoding type: Content.Type,
+        atKeyPath keyPath: String? = nil,
+        using decoder: JSONDecoder = JSONDecoder(),
+        emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
+        maximumBodySize: Int64 = 64 * 1024 * 1024,
+        acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: [MediaType] = [.json, .anyJSON]
+    ) where Content: Decodable {
         self.keyPath = keyPath
         self.emptyBodyPolicy = emptyBodyPolicy
         self.parsingOptions = parsingOptions
-        self.decoding = decoding
+        self.decoding = DecodableMapping(type, decoder: decoder)
         super.init(
             maximumBodySize: maximumBodySize,
             acceptableStatusCodes: acceptableStatusCodes,
@@ -371,38 +388,5 @@ extension JSONParser where Content == JSON {
             atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions,
             maximumBodySize: maximumBodySize, acceptableStatusCodes: acceptableStatusCodes,
             acceptableContentTypes: acceptableContentTypes)
-    }
-}
-
-extension JSONParser where Content: Decodable {
-    /// Creates a parser that decodes `type` from the JSON (at `keyPath`, when given) with your
-    /// decoder — Moya's `map(_:atKeyPath:using:failsOnEmptyData:)`.
-    ///
-    /// An empty body reads as `null` under ``EmptyBodyPolicy/null`` (and on `204` or `HEAD`),
-    /// which decodes into an `Optional` type.
-    /// - Parameters:
-    ///   - type: The type to decode.
-    ///   - keyPath: The key path to decode from; `nil` (the default) decodes the whole document.
-    ///   - decoder: The decoder to use, with its strategies; default `JSONDecoder()`.
-    ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
-    ///   - parsingOptions: Nesting limit and duplicate-key policy.
-    ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
-    ///     `application/json` and `application/*+json`.
-    public convenience init(
-        decoding type: Content.Type,
-        atKeyPath keyPath: String? = nil,
-        using decoder: JSONDecoder = JSONDecoder(),
-        emptyBodyPolicy: EmptyBodyPolicy = .fail,
-        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = [.json, .anyJSON]
-    ) {
-        self.init(
-            decoding: DecodableMapping(type, decoder: decoder), keyPath: keyPath,
-            emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions, maximumBodySize: maximumBodySize,
-            acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
     }
 }
