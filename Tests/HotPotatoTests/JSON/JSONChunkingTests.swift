@@ -41,6 +41,33 @@ import Testing
         #expect(try ParserFeeding.parseThroughTape(bytes, cuts: Array(0..<bytes.count)) == whole, "one byte at a time")
     }
 
+    /// A tape reserved for fewer entries than the document has grows (by reallocating) and still
+    /// records every token; a declared length, however large, reserves a bounded tape.
+    @Test func theTapeGrowsPastItsReservationAndTheReservationIsBounded() throws {
+        let bytes = ("[" + (0..<5000).map { #"{"i":\#($0),"s":"x\#($0)"}"# }.joined(separator: ",") + "]").bytes
+        var parser = IncrementalJSONParser(mode: .tape)
+        parser.reserveTape(forDocumentOf: 1)
+        #expect(parser.tape.capacity == 16)
+        for start in stride(from: 0, to: bytes.count, by: 4096) {
+            try bytes[start..<min(start + 4096, bytes.count)].withUnsafeBytes { try parser.feed($0) }
+        }
+        _ = try parser.finish()
+        let tape = parser.tape.take()
+        #expect(tape.count == 1 + 5000 * 5)  // the array, then per object: itself, two keys, two values
+        let value = try bytes.withUnsafeBytes { body in
+            try tape.withUnsafeBufferPointer { entries in
+                try JSONTapeDecoder(
+                    tape: entries, bytes: body, at: 0, strategies: JSONDecodingStrategies(JSONDecoder()), duplicateKeys: .useLast
+                ).materialize(0)
+            }
+        }
+        #expect(value == (try ParserFeeding.parse(bytes)))
+
+        var declared = IncrementalJSONParser(mode: .tape)
+        declared.reserveTape(forDocumentOf: Int(UInt32.max))
+        #expect(declared.tape.capacity == IncrementalJSONParser.maximumTapeReservation)
+    }
+
     @Test(arguments: documents.prefix(4))
     func everyPairOfCutsGivesTheSameValue(document: String) throws {
         let bytes = document.bytes

@@ -142,13 +142,19 @@ struct IncrementalJSONParser: ~Copyable {
     }
 
     /// `.tape`: makes room for the tokens of a document of `length` bytes, so that the tape does
-    /// not grow (and copy itself) token by token. One entry per eight bytes covers dense
-    /// documents of numbers; room that a document of long strings leaves unused is address space,
-    /// never touched, so it costs no memory.
+    /// not grow token by token. One entry per eight bytes covers dense documents of numbers; room
+    /// that a document of long strings leaves unused is address space, never touched, so it costs
+    /// no memory. At most ``maximumTapeReservation`` entries: `length` may be a length a server
+    /// declared and never sends, and a larger tape grows by reallocating, which remaps its pages
+    /// rather than copying them.
     mutating func reserveTape(forDocumentOf length: Int) {
         guard case .tape = mode, length > 0 else { return }
-        tape.reserveCapacity(min(length / 8 + 16, Int(UInt32.max)))
+        tape.reserveCapacity(min(length / 8 + 16, Self.maximumTapeReservation))
     }
+
+    /// The most tape entries reserved ahead of the document: 8 Mi entries, 96 MiB of address
+    /// space (a dense document of about 64 MB).
+    static let maximumTapeReservation = 8 << 20
 
     /// Counts `length` bytes at the start of the body that are not part of the document (a
     /// byte-order mark), so that offsets and columns stay those of the body.

@@ -8,7 +8,8 @@ import Foundation
 /// for a large tape remaps its pages rather than copying them. Indices are still checked.
 struct JSONTapeWriter: ~Copyable {
     private var base: UnsafeMutablePointer<JSONTapeEntry>?
-    private var capacity = 0
+    /// Entries there is room for.
+    private(set) var capacity = 0
     /// Entries recorded.
     private(set) var count = 0
 
