@@ -224,21 +224,8 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// The entry at a dot-separated key path (as ``JSON/subscript(_:)-(String)`` reads one), or
     /// `nil` when a step is missing.
     func entry(atKeyPath keyPath: String, from root: Int) throws -> Int? {
-        var position = root
-        if keyPath.isEmpty { return position }
-        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
-            switch tape[position].kind {
-            case .object:
-                guard let value = try member(String(component), of: position) else { return nil }
-                position = value
-            case .array:
-                guard let index = JSON.arrayIndex(component), let element = element(index, of: position) else { return nil }
-                position = element
-            default:
-                return nil
-            }
-        }
-        return position
+        try JSONTapeLookup.entry(
+            atKeyPath: keyPath, from: root, in: tape, member: { try member($0, of: $1) }, element: { element($0, of: $1) })
     }
 
     /// The value entry of the member `key` of the object at `object`, by the duplicate-key

@@ -7,6 +7,30 @@ enum JSONTapeLookup {
         tape[index].isContainer ? Int(tape[index].payload) : index + 1
     }
 
+    /// The entry at a dot-separated key path from `root` (as ``JSON/subscript(_:)-(String)`` reads
+    /// one), or `nil` when a step is missing: an object's step found by `member(key, object)`, an
+    /// array's by `element(index, array)`.
+    static func entry(
+        atKeyPath keyPath: String, from root: Int, in tape: UnsafeBufferPointer<JSONTapeEntry>,
+        member: (String, Int) throws -> Int?, element: (Int, Int) -> Int?
+    ) rethrows -> Int? {
+        var position = root
+        if keyPath.isEmpty { return position }
+        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
+            switch tape[position].kind {
+            case .object:
+                guard let value = try member(String(component), position) else { return nil }
+                position = value
+            case .array:
+                guard let index = JSON.arrayIndex(component), let found = element(index, position) else { return nil }
+                position = found
+            default:
+                return nil
+            }
+        }
+        return position
+    }
+
     /// The entry of element `index` of the array at `array`, or `nil` when out of range.
     static func element(_ index: Int, of array: Int, in tape: UnsafeBufferPointer<JSONTapeEntry>) -> Int? {
         guard index >= 0, index < Int(tape[array].length) else { return nil }

@@ -85,20 +85,7 @@ extension JSONDocument.Storage {
     /// The entry at a dot-separated key path from `root`, or `nil`: the rules of
     /// ``JSONDocument/subscript(_:)``.
     func entry(atKeyPath keyPath: String, from root: Int) -> Int? {
-        var position = root
-        if keyPath.isEmpty { return position }
-        for component in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
-            switch tape.entries[position].kind {
-            case .object:
-                guard let value = member(String(component), of: position) else { return nil }
-                position = value
-            case .array:
-                guard let index = JSON.arrayIndex(component), let element = element(index, of: position) else { return nil }
-                position = element
-            default:
-                return nil
-            }
-        }
-        return position
+        JSONTapeLookup.entry(
+            atKeyPath: keyPath, from: root, in: tape.entries, member: { member($0, of: $1) }, element: { element($0, of: $1) })
     }
 }
