@@ -6,8 +6,14 @@ extension JSON {
     /// searched directly; objects with more than 16 members carry an index. Two objects are equal
     /// when they have the same keys with equal values, in any order (RFC 8259: objects are
     /// unordered).
+    ///
+    /// Keys are compared by their UTF-8 bytes, as RFC 8259 §8.3 describes, not by Swift's `String`
+    /// comparison: `"é"` (precomposed) and `"e\u{301}"` (an `e` and a combining accent) are two
+    /// keys, in objects of any size, as they are in the JSON text. ``dictionary`` is the exception:
+    /// a Swift `Dictionary` merges them.
     public struct Object: Sendable {
-        /// One member: a key and its value.
+        /// One member: a key and its value. Two members are equal when their keys have the same
+        /// UTF-8 bytes and their values are equal.
         public struct Member: Sendable, Hashable {
             /// The member's key.
             public var key: String
@@ -18,6 +24,17 @@ extension JSON {
             public init(key: String, value: JSON) {
                 self.key = key
                 self.value = value
+            }
+
+            /// Whether the keys have the same UTF-8 bytes and the values are equal.
+            public static func == (lhs: Member, rhs: Member) -> Bool {
+                JSONMemberName.same(lhs.key, rhs.key) && lhs.value == rhs.value
+            }
+
+            /// Hashes the key's bytes and the value.
+            public func hash(into hasher: inout Hasher) {
+                hasher.combine(JSONMemberName(key))
+                hasher.combine(value)
             }
         }
 
@@ -48,7 +65,7 @@ extension JSON {
 
         /// Creates an object from members with unique keys and, when the caller has it, the
         /// key → position table for them.
-        init(uniqueMembers: [Member], positions: [String: Int]?) {
+        init(uniqueMembers: [Member], positions: [JSONMemberName: Int]?) {
             members = uniqueMembers
             if uniqueMembers.count > Self.indexThreshold {
                 index = positions.map(KeyIndex.init(positions:)) ?? KeyIndex(uniqueMembers)
@@ -89,30 +106,31 @@ extension JSON {
         /// Whether the object has no members.
         public var isEmpty: Bool { members.isEmpty }
 
-        /// The members as a dictionary (order is lost).
+        /// The members as a dictionary (order is lost). Keys that differ only in their Unicode
+        /// normalization are one key to a Swift `Dictionary`: of those, the last member wins.
         public var dictionary: [String: JSON] {
             Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
         }
 
         /// Where the member `key` is.
         func position(of key: String) -> Int? {
-            if let index { return index.positions[key] }
-            return members.firstIndex { $0.key == key }
+            if let index { return index.positions[JSONMemberName(key)] }
+            return members.firstIndex { JSONMemberName.same($0.key, key) }
         }
     }
 }
 
 /// A key → position table for large objects, shared between copies of an object.
 final class KeyIndex: Sendable {
-    let positions: [String: Int]
+    let positions: [JSONMemberName: Int]
 
     init(_ members: [JSON.Object.Member]) {
-        var positions = [String: Int](minimumCapacity: members.count)
-        for (position, member) in members.enumerated() { positions[member.key] = position }
+        var positions = [JSONMemberName: Int](minimumCapacity: members.count)
+        for (position, member) in members.enumerated() { positions[JSONMemberName(member.key)] = position }
         self.positions = positions
     }
 
-    init(positions: [String: Int]) {
+    init(positions: [JSONMemberName: Int]) {
         self.positions = positions
     }
 }

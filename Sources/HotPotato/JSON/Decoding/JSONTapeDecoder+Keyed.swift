@@ -11,7 +11,7 @@ extension JSONTapeDecoder {
         private let last: Int
         /// Key → value entry, when keys are converted or may repeat; otherwise keys are compared
         /// with the document's bytes where they are.
-        private let lookup: [String: Int]?
+        private let lookup: [JSONMemberName: Int]?
         /// The key entry most likely asked for next: types decode their keys in the order they
         /// declare them, which is usually the document's.
         @exclusivity(unchecked) private var cursor: Int
@@ -28,7 +28,7 @@ extension JSONTapeDecoder {
             } else {
                 let members = try decoder.members(of: object)!
                 if decoder.strategies.usesDefaultKeys {
-                    lookup = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+                    lookup = Dictionary(members.map { (JSONMemberName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
                 } else {
                     var cache = decoder.convertedKeys
                     lookup = JSONKeyConversion.convert(members, strategy: decoder.strategies.keys, at: node, cache: &cache)
@@ -42,7 +42,7 @@ extension JSONTapeDecoder {
         var allKeys: [Key] {
             decoder.scope.check()
             if let lookup {
-                return lookup.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key) }
+                return lookup.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key.string) }
             }
             var keys: [Key] = []
             var position = object + 1
@@ -60,7 +60,7 @@ extension JSONTapeDecoder {
         /// The entry of the value for `key`, or `nil`.
         private func valueEntry(forKey key: String) -> Int? {
             decoder.scope.check()
-            if let lookup { return lookup[key] }
+            if let lookup { return lookup[JSONMemberName(key)] }
             if cursor < last, decoder.key(at: cursor, is: key) {
                 let value = cursor + 1
                 cursor = decoder.end(of: value)

@@ -25,7 +25,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// Where it is.
     private(set) var node: CodingPathNode
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
-    var convertedKeys: [String: String] = [:]
+    var convertedKeys: [JSONMemberName: String] = [:]
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
 
@@ -159,18 +159,18 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         members.reserveCapacity(Int(tape[index].length))
         var position = index + 1
         let last = end(of: index)
-        var seen: [String: Int]? = tape[index].flags & JSONTapeEntry.mayRepeatKeys != 0 ? [:] : nil
+        var seen: [JSONMemberName: Int]? = tape[index].flags & JSONTapeEntry.mayRepeatKeys != 0 ? [:] : nil
         while position < last {
             let key = string(at: position)
             let value = position + 1
-            if seen != nil, let earlier = seen![key] {
+            if seen != nil, let earlier = seen![JSONMemberName(key)] {
                 switch duplicateKeys {
                 case .useLast: members[earlier].value = value
                 case .useFirst: break
                 case .reject: throw repeatedKey(key, at: position)
                 }
             } else {
-                seen?[key] = members.count
+                seen?[JSONMemberName(key)] = members.count
                 members.append((key, value))
             }
             position = end(of: value)
@@ -233,7 +233,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     func member(_ key: String, of object: Int) throws -> Int? {
         let mayRepeat = tape[object].flags & JSONTapeEntry.mayRepeatKeys != 0
         if mayRepeat, duplicateKeys == .reject {
-            return try members(of: object)!.first(where: { $0.key == key })?.value
+            return try members(of: object)!.first(where: { JSONMemberName.same($0.key, key) })?.value
         }
         return JSONTapeLookup.member(key, of: object, in: tape, bytes: bytes, useFirst: duplicateKeys == .useFirst)
     }

@@ -15,13 +15,7 @@ enum JSONTapeStrings {
 
     /// Whether the written bytes `bytes` spell `key`.
     static func equals(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, _ key: String) -> Bool {
-        // Native strings lend their bytes without a copy of the string (and the retain and
-        // release a copy costs, once per key looked up); others are made native first.
-        if let result = key.utf8.withContiguousStorageIfAvailable({ equals(bytes, hasEscapes: hasEscapes, $0) }) {
-            return result
-        }
-        var key = key
-        return key.withUTF8 { equals(bytes, hasEscapes: hasEscapes, $0) }
+        JSONMemberName.withBytes(key) { equals(bytes, hasEscapes: hasEscapes, $0) }
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {

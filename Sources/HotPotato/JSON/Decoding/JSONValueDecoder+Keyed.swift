@@ -9,7 +9,7 @@ extension JSONValueDecoder {
         let node: CodingPathNode
         /// Converted key → position, when the key strategy is not `.useDefaultKeys`; the first of
         /// two members whose keys convert alike wins, as in `JSONDecoder`.
-        private let positions: [String: Int]?
+        private let positions: [JSONMemberName: Int]?
         /// Where the next key is likely to be.
         @exclusivity(unchecked) private var cursor = 0
 
@@ -29,7 +29,7 @@ extension JSONValueDecoder {
 
         var allKeys: [Key] {
             if let positions {
-                return positions.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key) }
+                return positions.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key.string) }
             }
             return object.members.compactMap { Key(stringValue: $0.key) }
         }
@@ -44,12 +44,12 @@ extension JSONValueDecoder {
 
         private func value(forKey key: String) -> JSON? {
             if let positions {
-                return positions[key].map { object.members[$0].value }
+                return positions[JSONMemberName(key)].map { object.members[$0].value }
             }
             // Types decode their keys in the order they declare them, which is usually the
             // order of the document: try the member after the last one found first.
             let members = object.members
-            if cursor < members.count, members[cursor].key == key {
+            if cursor < members.count, JSONMemberName.same(members[cursor].key, key) {
                 defer { cursor += 1 }
                 return members[cursor].value
             }
@@ -175,7 +175,7 @@ extension JSONValueDecoder {
     }
 
     /// Converted key → position of the object's members, under the key strategy.
-    func convertedPositionsOf(_ members: [(key: String, value: Int)], at node: CodingPathNode) -> [String: Int] {
+    func convertedPositionsOf(_ members: [(key: String, value: Int)], at node: CodingPathNode) -> [JSONMemberName: Int] {
         var cache = convertedKeys
         defer { convertedKeys = cache }
         return JSONKeyConversion.convert(members, strategy: strategies.keys, at: node, cache: &cache)

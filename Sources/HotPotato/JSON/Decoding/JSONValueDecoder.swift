@@ -17,7 +17,7 @@ final class JSONValueDecoder: JSONDecodingEngine {
     /// Where it is.
     private(set) var node: CodingPathNode
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
-    var convertedKeys: [String: String] = [:]
+    var convertedKeys: [JSONMemberName: String] = [:]
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
 

@@ -9,7 +9,7 @@ extension JSONDocument {
         /// By array entry: the entry of each element.
         var elements: [Int: [UInt32]] = [:]
         /// By object entry: the value entry of each key, by the document's duplicate-key policy.
-        var members: [Int: [String: Int]] = [:]
+        var members: [Int: [JSONMemberName: Int]] = [:]
     }
 }
 
@@ -46,16 +46,11 @@ extension JSONDocument.Storage {
             // The policy is never `.reject` (repeated keys were refused when the document was
             // made), so listing the members cannot throw.
             let members = (try? read { try $0.members(of: object) }) ?? nil
-            let table = Dictionary(members ?? [], uniquingKeysWith: { first, _ in first })
+            let table = Dictionary((members ?? []).map { (JSONMemberName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
             tables.members[object] = table
             return table
         }
-        guard let found = table[key] else { return nil }
-        // Keys are matched by their bytes, as in small objects: a `String` key also matches a
-        // different but canonically equivalent spelling (`"e\u0301"` and `"é"`), so the entry
-        // found must spell `key` exactly, or the object is walked.
-        let spelled = withWrittenBytes(found - 1) { JSONTapeStrings.equals($0, hasEscapes: $1.flags & JSONTapeEntry.hasEscapes != 0, key) }
-        return spelled ? found : walk()
+        return table[JSONMemberName(key)]
     }
 
     /// The written bytes of the string, key or number entry at `index`, to `body`.

@@ -226,7 +226,7 @@ extension IncrementalJSONParser {
             try insertKey(key, fingerprint: fingerprint, into: top, at: origin + Int64(start - 1))
         case .path(let component):
             let key = try makeString(base, from: start, to: end, flags: flags, origin: origin)
-            frames[top].keyMatches = key == path[component]
+            frames[top].keyMatches = JSONMemberName.same(key, path[component])
         case .tape:
             try checkString(base, from: start, to: end, flags: flags, origin: origin)
             let fingerprint: UInt64
@@ -260,7 +260,7 @@ extension IncrementalJSONParser {
         let keyStart = frames[top].keyStart
         let existing: Int?
         if hasIndex {
-            existing = keyIndexes[top]![key]
+            existing = keyIndexes[top]![JSONMemberName(key)]
         } else {
             let bit: UInt64 = 1 << ((fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
             let seen = frames[top].keyBits & bit != 0
@@ -276,11 +276,11 @@ extension IncrementalJSONParser {
         }
         let position = stack.keyCount - keyStart
         if hasIndex {
-            keyIndexes[top]![key] = position
+            keyIndexes[top]![JSONMemberName(key)] = position
         } else if position == JSON.Object.indexThreshold {
-            var positions = [String: Int](minimumCapacity: 2 * position)
-            for index in 0..<position { positions[stack.key(at: keyStart + index)] = index }
-            positions[key] = position
+            var positions = [JSONMemberName: Int](minimumCapacity: 2 * position)
+            for index in 0..<position { positions[JSONMemberName(stack.key(at: keyStart + index))] = index }
+            positions[JSONMemberName(key)] = position
             keyIndexes[top] = positions
             frames[top].hasIndex = true
         }

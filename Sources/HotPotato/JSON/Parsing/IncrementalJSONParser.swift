@@ -96,7 +96,7 @@ struct IncrementalJSONParser: ~Copyable {
     var frames = ParserStack<Frame>()
     var stack = JSONValueStack()
     /// Key → position tables of the open objects with many members, by depth.
-    var keyIndexes: [Int: [String: Int]] = [:]
+    var keyIndexes: [Int: [JSONMemberName: Int]] = [:]
     var root: JSON?
     private(set) var elementsEmitted = 0
     /// Where the element being read started (`.lines`, `.elements`).

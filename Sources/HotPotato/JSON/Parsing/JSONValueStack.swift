@@ -59,7 +59,7 @@ struct JSONValueStack: ~Copyable {
 
     /// Moves the keys from `keyStart` and the values from `valueStart` to the top (as many of
     /// each) into an object.
-    mutating func popObject(keysFrom keyStart: Int, valuesFrom valueStart: Int, positions: [String: Int]?) -> JSON.Object {
+    mutating func popObject(keysFrom keyStart: Int, valuesFrom valueStart: Int, positions: [JSONMemberName: Int]?) -> JSON.Object {
         let count = valueCount - valueStart
         precondition(count == keyCount - keyStart, "An object has as many keys as values")
         guard count > 0 else { return JSON.Object() }
@@ -101,7 +101,7 @@ struct JSONValueStack: ~Copyable {
     func position(of key: borrowing String, fingerprint: UInt64, from start: Int) -> Int? {
         var index = start
         while index < keyCount {
-            if fingerprints[index] == fingerprint, keys[index] == key { return index - start }
+            if fingerprints[index] == fingerprint, JSONMemberName.same(keys[index], key) { return index - start }
             index += 1
         }
         return nil
