@@ -6,7 +6,8 @@ import Foundation
 /// (64 MiB by default): a `Content-Length` above it is refused at the head, before any byte is
 /// read, and a body that grows past it stops the transfer on the chunk that crosses it. Both fail
 /// with ``HotPotatoError/Code/bodyTooLarge``. When `Content-Length` is known, the buffer is sized
-/// once, so a body costs its own size in memory and no more.
+/// once (up to ``maximumReservation``, 64 MiB; a longer body grows it as it arrives), so a body
+/// costs its own size in memory and no more.
 ///
 /// Gating defaults: status `200...299`, any content type. A response with no body (`204`, `HEAD`)
 /// produces empty `Data`.
@@ -32,6 +33,10 @@ open class Accumulator<Content>: SelectiveDiscarder<Content> {
     public let maximumBodySize: Int64
     /// The bytes received so far; the whole body once ``finish()`` is called.
     public private(set) var body = Data()
+
+    /// The most that a declared `Content-Length` reserves ahead of the body, in bytes: 64 MiB.
+    /// A longer body (under a raised ``maximumBodySize``) grows its buffer as it arrives.
+    public static var maximumReservation: Int64 { 64 * 1024 * 1024 }
 
     /// Creates an accumulator.
     /// - Parameters:
@@ -61,8 +66,11 @@ open class Accumulator<Content>: SelectiveDiscarder<Content> {
             error.byteCount = declared
             throw error
         }
-        // Compressed bodies grow when decoded, so the declared length is only a lower bound.
-        body.reserveCapacity(Int(declared))
+        // Compressed bodies grow when decoded, so the declared length is only a lower bound. It
+        // is also the server's word: past `maximumReservation` the buffer grows as bytes arrive
+        // (`realloc` remaps large buffers rather than copying them), so that a hostile
+        // `Content-Length` under a raised limit cannot take memory, or fail an allocation, up front.
+        body.reserveCapacity(Int(min(declared, Self.maximumReservation)))
     }
 
     /// Appends the chunk; throws ``HotPotatoError/Code/bodyTooLarge`` past ``maximumBodySize``.

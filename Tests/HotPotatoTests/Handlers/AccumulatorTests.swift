@@ -44,6 +44,22 @@ import Testing
         #expect(try drive(Accumulator(maximumBodySize: 1_000), head: head(200, contentLength: 1_000), body: body, chunking: .odd) == body)
     }
 
+    /// A raised limit does not let a server's declared length decide how much memory is taken
+    /// up front: a `Content-Length` of 1 TiB or `Int64.max` (which no allocation can satisfy)
+    /// is accepted under a limit of `.max` and the body that actually comes is collected.
+    @Test(arguments: [Int64(1) << 40, .max])
+    func aHugeDeclaredLengthUnderARaisedLimitReservesABoundedAmount(declared: Int64) throws {
+        let handler = Accumulator(maximumBodySize: .max)
+        let response = ResponseHead(status: 200, headers: ["Content-Length": String(declared)])
+        try handler.prepare(for: response)
+        let body = patternedData(count: 300_001)
+        for chunk in stride(from: 0, to: body.count, by: 16_384).map({ body[$0..<min($0 + 16_384, body.count)] }) {
+            try handler.receive(Data(chunk))
+        }
+        #expect(handler.body == body)
+        #expect(Accumulator<Data>.maximumReservation == 64 * 1024 * 1024)
+    }
+
     @Test func defaultLimitIs64MiB() {
         #expect(Accumulator().maximumBodySize == 64 * 1024 * 1024)
     }

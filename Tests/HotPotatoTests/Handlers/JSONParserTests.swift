@@ -203,4 +203,15 @@ import Testing
         }
         #expect(error?.code == .bodyTooLarge)
     }
+
+    /// Under a raised limit, a server declaring an impossible length (`Int64.max`) neither stops
+    /// the process nor takes memory up front: the document that comes is parsed (the transport,
+    /// not the handler, reports the body as short).
+    @Test(arguments: [false, true])
+    func anImpossibleDeclaredLengthUnderARaisedLimit(decoding: Bool) throws {
+        let parser = decoding ? JSONParser(decoding: JSON.self, maximumBodySize: .max) : JSONParser(maximumBodySize: .max)
+        try parser.prepare(for: ResponseHead(status: 200, headers: ["Content-Type": "application/json", "Content-Length": String(Int64.max)]))
+        try parser.receive(Data(#"{"a":[1,2,3]}"#.utf8))
+        #expect(try parser.finish() == ["a": [1, 2, 3]])
+    }
 }
