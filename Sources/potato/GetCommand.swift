@@ -117,7 +117,7 @@ struct GetCommand {
         let display = ProgressDisplay(style: style)
         let writer = request.handled(by: OutputFileWriter(
             destination: destination, overwrite: options.overwrite, resumable: options.resume,
-            maximumSize: options.maximumSize, onHead: onHead))
+            maximumSize: options.maximumSize, onHead: onHead, onStart: { display.resume(from: $0) }))
         let call = adjusted(writer).onProgress { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>

@@ -1,15 +1,20 @@
 import Foundation
 import HotPotato
 
-/// `-o FILE`: HotPotato's `FileWriter`, subclassed to report the head (`-v`) and to keep to
-/// `--max-size`.
+/// `-o FILE`: HotPotato's `FileWriter`, subclassed to report the head (`-v`) and where the
+/// response starts in the file (`--continue`), and to keep to `--max-size`.
 final class OutputFileWriter: FileWriter {
     private var limit: SizeLimit
     private let onHead: @Sendable (ResponseHead) -> Void
+    private let onStart: @Sendable (Int64) -> Void
 
-    init(destination: URL, overwrite: Bool, resumable: Bool, maximumSize: Int64?, onHead: @escaping @Sendable (ResponseHead) -> Void) {
+    init(
+        destination: URL, overwrite: Bool, resumable: Bool, maximumSize: Int64?,
+        onHead: @escaping @Sendable (ResponseHead) -> Void, onStart: @escaping @Sendable (Int64) -> Void
+    ) {
         limit = SizeLimit(maximumSize)
         self.onHead = onHead
+        self.onStart = onStart
         super.init(destination: destination, existingFilePolicy: overwrite ? .replace : .fail, resumable: resumable)
     }
 
@@ -17,6 +22,7 @@ final class OutputFileWriter: FileWriter {
         onHead(head)
         try super.prepare(for: head)
         try limit.check(head, offset: resumedFrom)
+        onStart(resumedFrom)
     }
 
     override func receive(_ chunk: Data) throws {

@@ -16,9 +16,19 @@ final class ProgressDisplay: @unchecked Sendable {
     private var lastLine: TimeInterval = 0
     private var drawn = false
     private var latest: TransferProgress?
+    /// Bytes kept from an earlier run that this response continues: shown as received already.
+    private var resumedFrom: Int64 = 0
 
     init(style: Style) {
         self.style = style
+    }
+
+    /// The response continues a download of which `offset` bytes are on disk already (0 when it
+    /// starts from the beginning): counts and totals are shown for the whole file.
+    func resume(from offset: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        resumedFrom = offset
     }
 
     /// The byte count, total and rate of the latest update.
@@ -29,18 +39,20 @@ final class ProgressDisplay: @unchecked Sendable {
         let now = Date().timeIntervalSince(start)
         samples.append((now, progress.bytesReceived))
         while samples.count > 2, now - samples[1].time > 3 { samples.removeFirst() }
+        let received = resumedFrom + progress.bytesReceived
+        let expected = progress.expectedBytes.map { resumedFrom + $0 }
         switch style {
         case .none:
             return
         case .bar:
             Console.error("\r\u{1B}[K" + Self.bar(
-                received: progress.bytesReceived, expected: progress.expectedBytes, rate: rate(now: now),
+                received: received, expected: expected, rate: rate(now: now),
                 width: Console.terminalWidth))
             drawn = true
         case .lines:
             guard now - lastLine >= 1 else { return }
             lastLine = now
-            Console.error(Self.line(received: progress.bytesReceived, expected: progress.expectedBytes, rate: rate(now: now)) + "\n")
+            Console.error(Self.line(received: received, expected: expected, rate: rate(now: now)) + "\n")
         }
     }
 

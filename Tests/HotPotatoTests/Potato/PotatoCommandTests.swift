@@ -344,8 +344,13 @@ import Glibc
         #expect(killed.status != 0)
         let kept = try #require(fileSize(FileWriter.partialFileURL(for: destination)))
         #expect(kept > 0)
-        let resumed = try await PotatoProcess.run(["get", url, "-o", destination.path, "--continue", "-q"])
+        // Throttled so that the rest takes over a second and a progress line shows: it counts the
+        // whole file, the kept bytes included, not just what this response brings.
+        let resumed = try await PotatoProcess.run(["get", url, "-o", destination.path, "--continue", "-H", "X-Rate: 4m"])
         #expect(resumed.status == 0, "\(resumed.error)")
         #expect(try sameContents(destination, nginx.root.appendingPathComponent("medium.bin")))
+        #expect(resumed.error.contains("resuming after"), "\(resumed.error)")
+        #expect(resumed.error.contains(" of 8.00 MiB ("), "progress counts the whole file: \(resumed.error)")
+        #expect(resumed.error.contains("saved 8.00 MiB"), "\(resumed.error)")
     }
 }
