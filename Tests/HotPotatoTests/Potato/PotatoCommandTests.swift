@@ -343,10 +343,16 @@ import Glibc
         let killed = try await Self.interrupt(url, to: destination, extra: ["--continue", "-H", "X-Rate: 2m"], after: 2 << 20, with: SIGKILL)
         #expect(killed.status != 0)
         let kept = try #require(fileSize(FileWriter.partialFileURL(for: destination)))
+        let total = try #require(fileSize(nginx.root.appendingPathComponent("medium.bin")))
         #expect(kept > 0)
-        // Throttled so that the rest takes over a second and a progress line shows: it counts the
-        // whole file, the kept bytes included, not just what this response brings.
-        let resumed = try await PotatoProcess.run(["get", url, "-o", destination.path, "--continue", "-H", "X-Rate: 4m"])
+        try #require(kept < total, "the killed run left something to resume")
+        // Throttled so that the rest takes about three seconds and progress lines show: they count
+        // the whole file, the kept bytes included, not just what this response brings. nginx's
+        // limit_rate sends one second's worth at once, so the rate follows what is left (a fixed
+        // 4m finished the 4 MiB left in 0.5 s, before the first line was due).
+        let rate = max(1, (total - kept) / 4)
+        let resumed = try await PotatoProcess.run(
+            ["get", url, "-o", destination.path, "--continue", "-H", "X-Rate: \(rate)"])
         #expect(resumed.status == 0, "\(resumed.error)")
         #expect(try sameContents(destination, nginx.root.appendingPathComponent("medium.bin")))
         #expect(resumed.error.contains("resuming after"), "\(resumed.error)")
