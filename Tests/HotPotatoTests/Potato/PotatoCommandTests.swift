@@ -52,8 +52,9 @@ import Glibc
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let destination = scratch.file("medium.bin")
-        // 8 MiB at 4 MiB/s: about two seconds, so the one-a-second lines show.
-        let url = "\(nginx.baseURL)/slow/medium.bin?rate=4m"
+        // 8 MiB at 2 MiB/s: about three seconds (nginx sends the first second's 2 MiB at once), so
+        // the one-a-second lines show. At 4m it took about one second, on the edge.
+        let url = "\(nginx.baseURL)/slow/medium.bin?rate=2m"
         let outcome = try await PotatoProcess.run(["get", url, "-o", destination.path])
         #expect(outcome.status == 0, "\(outcome.error)")
         #expect(try sameContents(destination, nginx.root.appendingPathComponent("medium.bin")))
