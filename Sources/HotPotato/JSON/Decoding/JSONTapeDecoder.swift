@@ -99,7 +99,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     func string(at index: Int) -> String {
-        JSONTapeStrings.make(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0)
+        JSONTapeStrings.make(writtenBytes(index), flags: tape[index].flags)
     }
 
     /// Whether the key entry at `index` spells `key`.

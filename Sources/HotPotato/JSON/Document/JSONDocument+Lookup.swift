@@ -64,7 +64,7 @@ extension JSONDocument.Storage {
 
     /// The string of the string entry at `index`.
     func string(at index: Int) -> String {
-        withWrittenBytes(index) { JSONTapeStrings.make($0, hasEscapes: $1.flags & JSONTapeEntry.hasEscapes != 0) }
+        withWrittenBytes(index) { JSONTapeStrings.make($0, flags: $1.flags) }
     }
 
     /// The number of the number entry at `index`.

@@ -67,41 +67,23 @@ extension IncrementalJSONParser {
     /// The string between `start` and `end` (exclusive), escapes decoded, UTF-8 checked. A string
     /// with escapes is decoded into ``scratch``, where its bytes stay until the next one.
     mutating func makeString(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64) throws -> String {
+        // Checked once, here (as ``checkString(_:from:to:flags:origin:)`` does: escapes first,
+        // then UTF-8); the string is made without the standard library checking it again.
+        // Escapes are ASCII and decode to whole characters (unpaired surrogates are rejected), so
+        // checking the written bytes checks the decoded ones.
         if !flags.hasEscape {
-            let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
-            if !flags.hasNonASCII { return String(decoding: bytes, as: UTF8.self) }
-            return try validString(bytes, origin: origin + Int64(start))
+            if flags.hasNonASCII {
+                try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
+            }
+            return JSONTapeStrings.checked(UnsafeBufferPointer(start: base + start, count: end - start), isASCII: !flags.hasNonASCII)
         }
         try unescape(base, from: start, to: end, origin: origin)
-        let string = scratch.withUnsafeBufferPointer { decoded -> String? in
-            if !flags.hasNonASCII { return String(decoding: decoded, as: UTF8.self) }
-            return Self.exactString(decoded)
+        if flags.hasNonASCII {
+            try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
         }
-        if let string { return string }
-        // Escapes are ASCII and decode to whole characters, so the first invalid byte of the
-        // decoded string is the first invalid byte of the written one.
-        try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
-        throw syntaxError("Invalid UTF-8 in a string", at: origin + Int64(start))
-    }
-
-    /// The string of UTF-8 `bytes`, or an error at the first byte that is not strict UTF-8.
-    private mutating func validString(_ bytes: UnsafeBufferPointer<UInt8>, origin: Int64) throws -> String {
-        if let string = Self.exactString(bytes) { return string }
-        try validate(UnsafeRawBufferPointer(bytes), origin: origin)
-        throw syntaxError("Invalid UTF-8 in a string", at: origin)
-    }
-
-    /// The string of UTF-8 `bytes`, or `nil` when they are not strict UTF-8.
-    ///
-    /// One validating pass: the standard library's own, which replaces what is invalid; the
-    /// string's bytes are the given ones exactly when nothing was replaced.
-    private static func exactString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard !bytes.isEmpty else { return "" }
-        var string = String(decoding: bytes, as: UTF8.self)
-        let unchanged = string.withUTF8 { made in
-            made.count == bytes.count && memcmp(made.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        return scratch.withUnsafeBufferPointer { decoded in
+            JSONTapeStrings.checked(decoded, isASCII: !flags.hasNonASCII && !decoded.contains { $0 >= 0x80 })
         }
-        return unchanged ? string : nil
     }
 
     /// Checks the string between `start` and `end` as ``makeString(_:from:to:flags:origin:)``
