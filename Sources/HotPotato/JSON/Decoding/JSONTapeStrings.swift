@@ -7,32 +7,15 @@ enum JSONTapeStrings {
     /// entry.
     static func make(_ bytes: UnsafeBufferPointer<UInt8>, flags: UInt8) -> String {
         guard flags & JSONTapeEntry.hasEscapes != 0 else {
-            return checked(bytes, isASCII: flags & JSONTapeEntry.hasNonASCII == 0)
+            return UTF8Validation.string(checked: bytes, isASCII: flags & JSONTapeEntry.hasNonASCII == 0)
         }
         // A decoded string is never longer than its written form. Decoded escapes are strict
         // UTF-8 too: the parser rejects unpaired surrogates.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { buffer in
             let decoded = UnsafeBufferPointer(start: buffer.baseAddress, count: unescape(bytes, into: buffer.baseAddress!))
             let isASCII = flags & JSONTapeEntry.hasNonASCII == 0 && !decoded.contains { $0 >= 0x80 }
-            return checked(decoded, isASCII: isASCII)
+            return UTF8Validation.string(checked: decoded, isASCII: isASCII)
         }
-    }
-
-    /// The string of `bytes`, which the parser has checked as strict UTF-8 (`isASCII` when none
-    /// is above 0x7F), made without the standard library checking them again where it offers
-    /// that (Swift 6.2's `UTF8Span`; on Apple platforms from the 26 releases). Decoding a
-    /// string-heavy document spent about a tenth of its time in that second check.
-    @inline(__always)
-    static func checked(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
-        #if compiler(>=6.2)
-        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-            // Debug builds (the tests) hold the parser to what it promises.
-            assert(String(validating: bytes, as: UTF8.self) != nil, "unchecked bytes that are not UTF-8")
-            assert(isASCII == bytes.allSatisfy { $0 < 0x80 }, "a string's ASCII flag is wrong")
-            return String(copying: UTF8Span(unchecked: bytes.span, isKnownASCII: isASCII))
-        }
-        #endif
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether the written bytes `bytes` spell `key`.

@@ -75,14 +75,14 @@ extension IncrementalJSONParser {
             if flags.hasNonASCII {
                 try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
             }
-            return JSONTapeStrings.checked(UnsafeBufferPointer(start: base + start, count: end - start), isASCII: !flags.hasNonASCII)
+            return UTF8Validation.string(checked: UnsafeBufferPointer(start: base + start, count: end - start), isASCII: !flags.hasNonASCII)
         }
         try unescape(base, from: start, to: end, origin: origin)
         if flags.hasNonASCII {
             try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
         }
         return scratch.withUnsafeBufferPointer { decoded in
-            JSONTapeStrings.checked(decoded, isASCII: !flags.hasNonASCII && !decoded.contains { $0 >= 0x80 })
+            UTF8Validation.string(checked: decoded, isASCII: !flags.hasNonASCII && !decoded.contains { $0 >= 0x80 })
         }
     }
 
