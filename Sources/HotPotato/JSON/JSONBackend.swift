@@ -62,7 +62,7 @@ enum JSONBackend {
                     }
                     root = found
                 }
-                return try decoder.unwrap(root, as: type, at: .root, nil)
+                return try decoder.decode(type, at: root)
             }
         }
     }

@@ -52,7 +52,7 @@ private struct KeepsItsDecoder: Decodable {
     let decoder: any Decoder
     let keyed: KeyedDecodingContainer<Keys>
     let unkeyed: any UnkeyedDecodingContainer
-    let scope: JSONTapeDecoder.Scope?
+    let scope: JSONDecodingScope?
 
     init(from decoder: any Decoder) throws {
         self.decoder = decoder

@@ -5,7 +5,7 @@
 /// then decoded by fully specialised code.
 protocol DecodableArray {
     static func decodeElements(_ elements: [JSON], with decoder: JSONValueDecoder, at node: CodingPathNode) throws -> Self
-    static func decodeElements(ofArrayAt array: Int, with decoder: JSONTapeDecoder, at node: CodingPathNode) throws -> Self
+    static func decodeElements(ofArrayAt array: Int, with decoder: JSONTapeDecoder) throws -> Self
 }
 
 extension Array: DecodableArray where Element: Decodable {
@@ -36,23 +36,23 @@ extension Array: DecodableArray where Element: Decodable {
         return result
     }
 
-    static func decodeElements(ofArrayAt array: Int, with decoder: JSONTapeDecoder, at node: CodingPathNode) throws -> Self {
+    static func decodeElements(ofArrayAt array: Int, with decoder: JSONTapeDecoder) throws -> Self {
         // The common element types without a generic call per element.
         if Element.self == String.self {
-            return unsafeBitCast(try decoder.strings(ofArrayAt: array, at: node), to: Self.self)
+            return unsafeBitCast(try decoder.strings(ofArrayAt: array), to: Self.self)
         }
         let entries = TapeElements(decoder: decoder, array: array)
         if Element.self == Double.self {
-            return unsafeBitCast(try map(entries.count, entries.makeIterator()) { try decoder.unwrapDouble($0, at: node, $1) }, to: Self.self)
+            return unsafeBitCast(try map(entries.count, entries.makeIterator()) { try decoder.unwrapDouble($0, at: array, $1) }, to: Self.self)
         }
         if Element.self == Int.self {
-            return unsafeBitCast(try map(entries.count, entries.makeIterator()) { try decoder.unwrapInt($0, at: node, $1) }, to: Self.self)
+            return unsafeBitCast(try map(entries.count, entries.makeIterator()) { try decoder.unwrapInt($0, at: array, $1) }, to: Self.self)
         }
         var result: [Element] = []
         result.reserveCapacity(Int(decoder.tape[array].length))
         var position = array + 1
         for index in 0..<Int(decoder.tape[array].length) {
-            result.append(try decoder.unwrap(position, as: Element.self, at: node, ArrayIndexKey(index)))
+            result.append(try decoder.unwrap(position, as: Element.self, at: array, ArrayIndexKey(index)))
             position = decoder.end(of: position)
         }
         return result
@@ -103,7 +103,7 @@ struct TapeElements: Sequence {
 
 extension JSONTapeDecoder {
     /// The strings of an array, read straight from the tape.
-    func strings(ofArrayAt array: Int, at node: CodingPathNode) throws -> [String] {
+    func strings(ofArrayAt array: Int) throws -> [String] {
         let count = Int(tape[array].length)
         var result: [String] = []
         result.reserveCapacity(count)
@@ -112,7 +112,7 @@ extension JSONTapeDecoder {
             if tape[position].kind == .string {
                 result.append(string(at: position))
             } else {
-                result.append(try unwrapString(leaf(position), at: node, ArrayIndexKey(index)))
+                result.append(try unwrapString(leaf(position), at: array, ArrayIndexKey(index)))
             }
             position = end(of: position)
         }

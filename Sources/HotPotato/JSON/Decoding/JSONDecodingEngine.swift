@@ -2,11 +2,15 @@ import Foundation
 
 /// What HotPotato's two `Decoder`s share: `JSONValueDecoder` decodes from a parsed ``JSON`` value,
 /// `JSONTapeDecoder` from a body's bytes and their tape. Each names its values its own way
-/// (``Ref``); everything `JSONDecoder` does with them — its strategies, its special types, its
-/// errors — is written once, here.
+/// (``Ref``) and where they are (``Location``); everything `JSONDecoder` does with them — its
+/// strategies, its special types, its errors — is written once, here.
 protocol JSONDecodingEngine: Decoder, SingleValueDecodingContainer, AnyObject {
     /// How the engine refers to a value.
     associatedtype Ref
+    /// How the engine knows where a value is, for coding paths: `JSONValueDecoder` keeps a
+    /// ``CodingPathNode`` per level; `JSONTapeDecoder` needs only the value's tape entry, and
+    /// works the path out from the tape when one is asked for.
+    associatedtype Location
 
     var strategies: JSONDecodingStrategies { get }
     /// `strategies.usesDefaultKeys`, read without copying the strategies (and retaining what
@@ -15,27 +19,32 @@ protocol JSONDecodingEngine: Decoder, SingleValueDecodingContainer, AnyObject {
     /// The value being decoded now.
     var current: Ref { get }
     /// Where it is.
-    var node: CodingPathNode { get }
+    var location: Location { get }
+
+    /// The coding path of `location`, with `key` after it when given.
+    func path(_ location: Location, adding key: (any CodingKey)?) -> [any CodingKey]
+    /// Where `ref` is: under `parent` at `key`, or at `parent` itself when `key` is `nil`.
+    func location(of ref: Ref, at parent: Location, _ key: (any CodingKey)?) -> Location
 
     /// The value as a ``JSON`` leaf: strings, numbers, booleans and `null` as themselves; arrays
     /// and objects as empty ones (for what errors say about them).
     func leaf(_ ref: Ref) -> JSON
     /// The whole value.
     func materialize(_ ref: Ref) throws -> JSON
-    /// Runs `body` with `ref` at `node` as the current value, then restores the current one.
-    func with<R>(_ ref: Ref, at node: CodingPathNode, _ body: () throws -> R) rethrows -> R
+    /// Runs `body` with `ref` at `location` as the current value, then restores the current one.
+    func with<R>(_ ref: Ref, at location: Location, _ body: () throws -> R) rethrows -> R
     /// The elements of an array, or `nil` when the value is not one.
     func elements(of ref: Ref) -> [Ref]?
     /// The members of an object, keys as written, each key once (by the duplicate-key policy), or
     /// `nil` when the value is not one.
     func members(of ref: Ref) throws -> [(key: String, value: Ref)]?
     /// A decoder of its own for `ref`.
-    func subDecoder(_ ref: Ref, at node: CodingPathNode) -> any Decoder
+    func subDecoder(_ ref: Ref, at location: Location) -> any Decoder
     /// `type` as an array HotPotato decodes itself, or `nil`; remembered by type, since asking
     /// the runtime about a conformance each time is slow.
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)?
     /// The array at `ref` decoded as `type`, or `nil` when the value is not an array.
-    func decodeArray(_ ref: Ref, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any?
+    func decodeArray(_ ref: Ref, as type: any DecodableArray.Type, at location: Location) throws -> Any?
     /// The nearest `Double` to `ref` when it is a number, without going through a ``JSON`` leaf.
     func numberAsDouble(_ ref: Ref) -> Double?
     /// The value of `ref` when it is an integer number that fits an `Int64`.
@@ -53,68 +62,68 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
 }
 
 extension JSONDecodingEngine {
-    /// Decodes `type` from `ref` found at `key` under `node` (or at `node` itself), with
+    /// Decodes `type` from `ref` found at `key` under `site` (or at `site` itself), with
     /// `JSONDecoder`'s special cases: `Date`, `Data`, `URL`, `Decimal` and `[String: Value]`.
-    func unwrap<T: Decodable>(_ ref: Ref, as type: T.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> T {
-        if T.self == String.self { return try unwrapString(leaf(ref), at: node, key) as! T }
-        if T.self == Double.self { return try unwrapDouble(ref, at: node, key) as! T }
-        if T.self == Int.self { return try unwrapInt(ref, at: node, key) as! T }
-        if T.self == Bool.self { return try unwrapBool(leaf(ref), at: node, key) as! T }
+    func unwrap<T: Decodable>(_ ref: Ref, as type: T.Type, at site: Location, _ key: (any CodingKey)?) throws -> T {
+        if T.self == String.self { return try unwrapString(leaf(ref), at: site, key) as! T }
+        if T.self == Double.self { return try unwrapDouble(ref, at: site, key) as! T }
+        if T.self == Int.self { return try unwrapInt(ref, at: site, key) as! T }
+        if T.self == Bool.self { return try unwrapBool(leaf(ref), at: site, key) as! T }
         if T.self == JSON.self { return try materialize(ref) as! T }
-        if T.self == Date.self { return try unwrapDate(ref, at: node, key) as! T }
-        if T.self == Data.self { return try unwrapData(ref, at: node, key) as! T }
-        if T.self == URL.self { return try unwrapURL(ref, at: node, key) as! T }
-        if T.self == Decimal.self { return try unwrapDecimal(ref, at: node, key) as! T }
+        if T.self == Date.self { return try unwrapDate(ref, at: site, key) as! T }
+        if T.self == Data.self { return try unwrapData(ref, at: site, key) as! T }
+        if T.self == URL.self { return try unwrapURL(ref, at: site, key) as! T }
+        if T.self == Decimal.self { return try unwrapDecimal(ref, at: site, key) as! T }
         if let array = decodableArray(T.self) {
-            return try unwrapArray(ref, as: array, at: node, key) as! T
+            return try unwrapArray(ref, as: array, at: site, key) as! T
         }
         if !usesDefaultKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
-            return try unwrapDictionary(ref, elementType: dictionary.elementType, at: node, key) as! T
+            return try unwrapDictionary(ref, elementType: dictionary.elementType, at: site, key) as! T
         }
-        let inner = key.map { node.appending($0) } ?? node
+        let inner = location(of: ref, at: site, key)
         return try with(ref, at: inner) { try T(from: self) }
     }
 
     // MARK: - Leaves
 
-    func checkNotNull(_ value: JSON, _ type: Any.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws {
+    func checkNotNull(_ value: JSON, _ type: Any.Type, at site: Location, _ key: (any CodingKey)?) throws {
         if case .null = value {
             throw DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: node.path(adding: key), debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+                codingPath: path(site, adding: key), debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
     }
 
-    func unwrapBool(_ value: JSON, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Bool {
+    func unwrapBool(_ value: JSON, at site: Location, _ key: (any CodingKey)?) throws -> Bool {
         guard case .bool(let bool) = value else {
-            try checkNotNull(value, Bool.self, at: node, key)
-            throw JSONDecodingErrors.typeMismatch(Bool.self, found: value, at: node.path(adding: key))
+            try checkNotNull(value, Bool.self, at: site, key)
+            throw JSONDecodingErrors.typeMismatch(Bool.self, found: value, at: path(site, adding: key))
         }
         return bool
     }
 
-    func unwrapString(_ value: JSON, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> String {
+    func unwrapString(_ value: JSON, at site: Location, _ key: (any CodingKey)?) throws -> String {
         guard case .string(let string) = value else {
-            try checkNotNull(value, String.self, at: node, key)
-            throw JSONDecodingErrors.typeMismatch(String.self, found: value, at: node.path(adding: key))
+            try checkNotNull(value, String.self, at: site, key)
+            throw JSONDecodingErrors.typeMismatch(String.self, found: value, at: path(site, adding: key))
         }
         return string
     }
 
     /// An integer of type `T` with exactly the number's value; `JSONDecoder` accepts `34.0` and
     /// `3.4e1` for 34, and so does this.
-    func unwrapInteger<T: FixedWidthInteger>(_ value: JSON, as type: T.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> T {
+    func unwrapInteger<T: FixedWidthInteger>(_ value: JSON, as type: T.Type, at site: Location, _ key: (any CodingKey)?) throws -> T {
         guard case .number(let number) = value else {
-            try checkNotNull(value, type, at: node, key)
-            throw JSONDecodingErrors.typeMismatch(type, found: value, at: node.path(adding: key))
+            try checkNotNull(value, type, at: site, key)
+            throw JSONDecodingErrors.typeMismatch(type, found: value, at: path(site, adding: key))
         }
         if case .integer(let integer) = number.storage, let exact = T(exactly: integer) { return exact }
         if let exact = JSONDecodingErrors.integer(number, as: type) { return exact }
         throw DecodingError.dataCorrupted(DecodingError.Context(
-            codingPath: node.path(adding: key), debugDescription: "Parsed JSON number <\(number.text)> does not fit in \(type)."))
+            codingPath: path(site, adding: key), debugDescription: "Parsed JSON number <\(number.text)> does not fit in \(type)."))
     }
 
     func unwrapFloatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(
-        _ value: JSON, as type: T.Type, at node: CodingPathNode, _ key: (any CodingKey)?
+        _ value: JSON, as type: T.Type, at site: Location, _ key: (any CodingKey)?
     ) throws -> T {
         switch value {
         case .number(let number):
@@ -130,7 +139,7 @@ extension JSONDecodingEngine {
                 return converted
             }
             throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: node.path(adding: key), debugDescription: "Number \(number.text) is not representable in \(type)."))
+                codingPath: path(site, adding: key), debugDescription: "Number \(number.text) is not representable in \(type)."))
         case .string(let string):
             if case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = strategies.nonConformingFloats {
                 if string == positiveInfinity { return .infinity }
@@ -138,51 +147,51 @@ extension JSONDecodingEngine {
                 if string == nan { return .nan }
             }
         default:
-            try checkNotNull(value, type, at: node, key)
+            try checkNotNull(value, type, at: site, key)
         }
-        throw JSONDecodingErrors.typeMismatch(type, found: value, at: node.path(adding: key))
+        throw JSONDecodingErrors.typeMismatch(type, found: value, at: path(site, adding: key))
     }
 
     /// A `Double`, straight from the number when it is an ordinary one.
     @inline(__always)
-    func unwrapDouble(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Double {
+    func unwrapDouble(_ ref: Ref, at site: Location, _ key: (any CodingKey)?) throws -> Double {
         if let value = numberAsDouble(ref), value.isFinite, value != 0 { return value }
-        return try unwrapFloatingPoint(leaf(ref), as: Double.self, at: node, key)
+        return try unwrapFloatingPoint(leaf(ref), as: Double.self, at: site, key)
     }
 
     /// An `Int`, straight from the number when it is an integer that fits.
     @inline(__always)
-    func unwrapInt(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Int {
+    func unwrapInt(_ ref: Ref, at site: Location, _ key: (any CodingKey)?) throws -> Int {
         if let value = numberAsInt64(ref), let exact = Int(exactly: value) { return exact }
-        return try unwrapInteger(leaf(ref), as: Int.self, at: node, key)
+        return try unwrapInteger(leaf(ref), as: Int.self, at: site, key)
     }
 
     // MARK: - Foundation's types
 
-    private func unwrapDate(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Date {
+    private func unwrapDate(_ ref: Ref, at site: Location, _ key: (any CodingKey)?) throws -> Date {
         let value = leaf(ref)
-        try checkNotNull(value, Date.self, at: node, key)
-        let inner = key.map { node.appending($0) } ?? node
+        try checkNotNull(value, Date.self, at: site, key)
+        let inner = location(of: ref, at: site, key)
         switch strategies.dates {
         case .deferredToDate:
             return try with(ref, at: inner) { try Date(from: self) }
         case .secondsSince1970:
-            return Date(timeIntervalSince1970: try unwrapFloatingPoint(value, as: Double.self, at: node, key))
+            return Date(timeIntervalSince1970: try unwrapFloatingPoint(value, as: Double.self, at: site, key))
         case .millisecondsSince1970:
-            return Date(timeIntervalSince1970: try unwrapFloatingPoint(value, as: Double.self, at: node, key) / 1000)
+            return Date(timeIntervalSince1970: try unwrapFloatingPoint(value, as: Double.self, at: site, key) / 1000)
         case .iso8601:
-            let string = try unwrapString(value, at: node, key)
+            let string = try unwrapString(value, at: site, key)
             guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
                 throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: inner.path, debugDescription: "Expected date string to be ISO8601-formatted."))
+                    codingPath: path(inner, adding: nil), debugDescription: "Expected date string to be ISO8601-formatted."))
             }
             return date
         #if canImport(Darwin)
         case .formatted(let formatter):
-            let string = try unwrapString(value, at: node, key)
+            let string = try unwrapString(value, at: site, key)
             guard let date = formatter.date(from: string) else {
                 throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: inner.path, debugDescription: "Date string does not match format expected by formatter."))
+                    codingPath: path(inner, adding: nil), debugDescription: "Date string does not match format expected by formatter."))
             }
             return date
         #endif
@@ -193,20 +202,20 @@ extension JSONDecodingEngine {
         }
     }
 
-    private func unwrapData(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Data {
+    private func unwrapData(_ ref: Ref, at site: Location, _ key: (any CodingKey)?) throws -> Data {
         let value = leaf(ref)
-        try checkNotNull(value, Data.self, at: node, key)
-        let inner = key.map { node.appending($0) } ?? node
+        try checkNotNull(value, Data.self, at: site, key)
+        let inner = location(of: ref, at: site, key)
         switch strategies.data {
         case .deferredToData:
             return try with(ref, at: inner) { try Data(from: self) }
         case .base64:
             guard case .string(let string) = value else {
-                throw JSONDecodingErrors.typeMismatch(String.self, found: value, at: inner.path)
+                throw JSONDecodingErrors.typeMismatch(String.self, found: value, at: path(inner, adding: nil))
             }
             guard let data = Data(base64Encoded: string) else {
                 throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: inner.path, debugDescription: "Encountered Data is not valid Base64."))
+                    codingPath: path(inner, adding: nil), debugDescription: "Encountered Data is not valid Base64."))
             }
             return data
         case .custom(let closure):
@@ -216,27 +225,27 @@ extension JSONDecodingEngine {
         }
     }
 
-    private func unwrapURL(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> URL {
+    private func unwrapURL(_ ref: Ref, at site: Location, _ key: (any CodingKey)?) throws -> URL {
         let value = leaf(ref)
-        try checkNotNull(value, URL.self, at: node, key)
-        let string = try unwrapString(value, at: node, key)
+        try checkNotNull(value, URL.self, at: site, key)
+        let string = try unwrapString(value, at: site, key)
         guard let url = URL(string: string) else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: node.path(adding: key), debugDescription: "Invalid URL string."))
+                codingPath: path(site, adding: key), debugDescription: "Invalid URL string."))
         }
         return url
     }
 
     /// A `Decimal` from the number's exact digits, not from a `Double`.
-    private func unwrapDecimal(_ ref: Ref, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Decimal {
+    private func unwrapDecimal(_ ref: Ref, at site: Location, _ key: (any CodingKey)?) throws -> Decimal {
         let value = leaf(ref)
-        try checkNotNull(value, Decimal.self, at: node, key)
+        try checkNotNull(value, Decimal.self, at: site, key)
         guard case .number(let number) = value else {
-            throw JSONDecodingErrors.typeMismatch(Decimal.self, found: value, at: node.path(adding: key))
+            throw JSONDecodingErrors.typeMismatch(Decimal.self, found: value, at: path(site, adding: key))
         }
         guard let decimal = number.decimalValue else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: node.path(adding: key), debugDescription: "Number \(number.text) is not representable in Decimal."))
+                codingPath: path(site, adding: key), debugDescription: "Number \(number.text) is not representable in Decimal."))
         }
         return decimal
     }
@@ -244,28 +253,28 @@ extension JSONDecodingEngine {
     // MARK: - Collections
 
     /// An array of `type` from `ref`, with `JSONDecoder`'s errors for what is not an array.
-    private func unwrapArray(_ ref: Ref, as type: any DecodableArray.Type, at node: CodingPathNode, _ key: (any CodingKey)?) throws -> Any {
-        let inner = key.map { node.appending($0) } ?? node
+    private func unwrapArray(_ ref: Ref, as type: any DecodableArray.Type, at site: Location, _ key: (any CodingKey)?) throws -> Any {
+        let inner = location(of: ref, at: site, key)
         guard let array = try decodeArray(ref, as: type, at: inner) else {
             let value = leaf(ref)
             if case .null = value {
                 throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
-                    codingPath: inner.path, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+                    codingPath: path(inner, adding: nil), debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
             }
-            throw JSONDecodingErrors.typeMismatch([Any].self, found: value, at: inner.path)
+            throw JSONDecodingErrors.typeMismatch([Any].self, found: value, at: path(inner, adding: nil))
         }
         return array
     }
 
     /// `[String: Value]` with its keys as written, whatever the key strategy.
     private func unwrapDictionary(
-        _ ref: Ref, elementType: any Decodable.Type, at node: CodingPathNode, _ key: (any CodingKey)?
+        _ ref: Ref, elementType: any Decodable.Type, at site: Location, _ key: (any CodingKey)?
     ) throws -> [String: Any] {
         let value = leaf(ref)
-        try checkNotNull(value, [String: Any].self, at: node, key)
-        let inner = key.map { node.appending($0) } ?? node
+        try checkNotNull(value, [String: Any].self, at: site, key)
+        let inner = location(of: ref, at: site, key)
         guard let members = try members(of: ref) else {
-            throw JSONDecodingErrors.typeMismatch([String: Any].self, found: value, at: inner.path)
+            throw JSONDecodingErrors.typeMismatch([String: Any].self, found: value, at: path(inner, adding: nil))
         }
         var result: [String: Any] = [:]
         result.reserveCapacity(members.count)
@@ -282,23 +291,23 @@ extension JSONDecodingEngine {
         return false
     }
 
-    func decode(_ type: Bool.Type) throws -> Bool { try unwrapBool(leaf(current), at: node, nil) }
-    func decode(_ type: String.Type) throws -> String { try unwrapString(leaf(current), at: node, nil) }
-    func decode(_ type: Double.Type) throws -> Double { try unwrapDouble(current, at: node, nil) }
-    func decode(_ type: Float.Type) throws -> Float { try unwrapFloatingPoint(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: Int.Type) throws -> Int { try unwrapInt(current, at: node, nil) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: UInt.Type) throws -> UInt { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try unwrapInteger(leaf(current), as: type, at: node, nil) }
+    func decode(_ type: Bool.Type) throws -> Bool { try unwrapBool(leaf(current), at: location, nil) }
+    func decode(_ type: String.Type) throws -> String { try unwrapString(leaf(current), at: location, nil) }
+    func decode(_ type: Double.Type) throws -> Double { try unwrapDouble(current, at: location, nil) }
+    func decode(_ type: Float.Type) throws -> Float { try unwrapFloatingPoint(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: Int.Type) throws -> Int { try unwrapInt(current, at: location, nil) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: UInt.Type) throws -> UInt { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try unwrapInteger(leaf(current), as: type, at: location, nil) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try unwrap(current, as: type, at: node, nil)
+        try unwrap(current, as: type, at: location, nil)
     }
 }
 

@@ -5,11 +5,13 @@ enum JSONKeyConversion {
     /// Converted key → the member's value, under the key strategy; the first of two members whose
     /// keys convert alike wins, as in `JSONDecoder`. Keys are compared by their bytes
     /// (``JSONMemberName``), before and after conversion.
+    /// `path` is the object's coding path, asked for only by a `.custom` strategy.
     static func convert<Value>(
-        _ members: [(key: String, value: Value)], strategy: JSONDecoder.KeyDecodingStrategy, at node: CodingPathNode,
+        _ members: [(key: String, value: Value)], strategy: JSONDecoder.KeyDecodingStrategy, at path: () -> [any CodingKey],
         cache: inout [JSONMemberName: String]
     ) -> [JSONMemberName: Value] {
         var converted = [JSONMemberName: Value](minimumCapacity: members.count)
+        var objectPath: [any CodingKey]?
         for member in members {
             let name: String
             switch strategy {
@@ -21,7 +23,8 @@ enum JSONKeyConversion {
                     cache[JSONMemberName(member.key)] = name
                 }
             case .custom(let convert):
-                name = convert(node.path + [AnyCodingKey(member.key)]).stringValue
+                if objectPath == nil { objectPath = path() }
+                name = convert(objectPath! + [AnyCodingKey(member.key)]).stringValue
             default:
                 name = member.key
             }

@@ -1,80 +1,122 @@
 extension JSONTapeDecoder {
-    /// The members of an object on the tape, looked up by coding key (after the key strategy).
+    /// A keyed container for the object at `object`.
+    func keyedContainer<Key: CodingKey>(keyedBy type: Key.Type, object: Int) throws -> KeyedDecodingContainer<Key> {
+        let usesLookup = !usesDefaultKeys || tape[object].flags & JSONTapeEntry.mayRepeatKeys != 0
+        // A repeated key under `.reject` is an error as soon as the object is opened.
+        if usesLookup { _ = try lookup(for: object) }
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: object, usesLookup: usesLookup))
+    }
+
+    /// The members of an object on the tape, looked up by coding key: compared with the
+    /// document's bytes where they are, or, when keys are converted by the key strategy or may
+    /// repeat, through a table the decoder keeps (``JSONTapeDecoder/lookup(for:)``).
     ///
-    /// A class, as in `JSONValueDecoder`: `KeyedDecodingContainer` copies its container for every
-    /// call.
-    final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let decoder: JSONTapeDecoder
+    /// A plain value of pointers and numbers: `KeyedDecodingContainer` copies its container for
+    /// every call, and a container holding a reference would be retained and released each time
+    /// (a fifth of the cycles of decoding a document of small objects). It reaches its decoder
+    /// unretained, after checking the decoding's scope, during which the decoding's first decoder
+    /// is alive. Strings, numbers and booleans of the expected kind are read straight from the
+    /// tape and the bytes; anything else goes through the decoder, for its conversions and errors.
+    struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        /// The object's tape entry.
         let object: Int
-        let node: CodingPathNode
+        private let tape: UnsafePointer<JSONTapeEntry>
+        private let base: UnsafePointer<UInt8>
         /// The entry after the object's last.
         private let last: Int
-        /// Key → value entry, when keys are converted or may repeat; otherwise keys are compared
-        /// with the document's bytes where they are.
-        private let lookup: [JSONMemberName: Int]?
-        /// The key entry most likely asked for next: types decode their keys in the order they
-        /// declare them, which is usually the document's.
-        @exclusivity(unchecked) private var cursor: Int
+        private let hint: UnsafeMutablePointer<JSONTapeKeyHints.Hint>
+        private let scope: JSONDecodingScope
+        private let decoder: Unmanaged<JSONTapeDecoder>
+        /// Whether keys are found through the decoder's table rather than by their bytes.
+        private let usesLookup: Bool
 
-        init(decoder: JSONTapeDecoder, object: Int, node: CodingPathNode) throws {
-            self.decoder = decoder
+        init(decoder: JSONTapeDecoder, object: Int, usesLookup: Bool) {
             self.object = object
-            self.node = node
+            tape = decoder.tape.baseAddress!
+            // A document holding an object is never empty.
+            base = decoder.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
             last = decoder.end(of: object)
-            cursor = object + 1
-            let mayRepeat = decoder.tape[object].flags & JSONTapeEntry.mayRepeatKeys != 0
-            if decoder.strategies.usesDefaultKeys && !mayRepeat {
-                lookup = nil
-            } else {
-                let members = try decoder.members(of: object)!
-                if decoder.strategies.usesDefaultKeys {
-                    lookup = Dictionary(members.map { (JSONMemberName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
-                } else {
-                    var cache = decoder.convertedKeys
-                    lookup = JSONKeyConversion.convert(members, strategy: decoder.strategies.keys, at: node, cache: &cache)
-                    decoder.convertedKeys = cache
-                }
-            }
+            hint = decoder.keyHints.slot(for: object)
+            scope = decoder.scope
+            self.decoder = decoder.owner
+            self.usesLookup = usesLookup
         }
 
-        var codingPath: [any CodingKey] { node.path }
+        /// Runs `body` with the decoding's first decoder, unretained, once the scope is checked.
+        @inline(__always)
+        private func withDecoder<R>(_ body: (JSONTapeDecoder) throws -> R) rethrows -> R {
+            scope.check()
+            return try decoder._withUnsafeGuaranteedRef(body)
+        }
 
         var allKeys: [Key] {
-            decoder.scope.check()
-            if let lookup {
-                return lookup.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key.string) }
+            if usesLookup {
+                return withDecoder { decoder in
+                    (try? decoder.lookup(for: object))?.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key.string) } ?? []
+                }
             }
+            scope.check()
             var keys: [Key] = []
             var position = object + 1
             while position < last {
-                if let key = Key(stringValue: decoder.string(at: position)) { keys.append(key) }
-                position = decoder.end(of: position + 1)
+                if let key = Key(stringValue: JSONTapeStrings.make(written(position), flags: tape[position].flags)) {
+                    keys.append(key)
+                }
+                position = end(of: position + 1)
             }
             return keys
         }
 
-        func contains(_ key: Key) -> Bool {
-            valueEntry(forKey: key.stringValue) != nil
+        @inline(__always)
+        private func end(of entry: Int) -> Int {
+            tape[entry].isContainer ? Int(tape[entry].payload) : entry + 1
         }
 
-        /// The entry of the value for `key`, or `nil`.
+        /// The written bytes of a string, key or number entry.
+        @inline(__always)
+        private func written(_ entry: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(start: base + Int(tape[entry].payload), count: Int(tape[entry].length))
+        }
+
+        /// The entry of the value for `key` (as the key strategy has it), or `nil`.
         private func valueEntry(forKey key: String) -> Int? {
-            decoder.scope.check()
-            if let lookup { return lookup[JSONMemberName(key)] }
-            if cursor < last, decoder.key(at: cursor, is: key) {
-                let value = cursor + 1
-                cursor = decoder.end(of: value)
-                return value
+            if usesLookup {
+                return withDecoder { (try? $0.lookup(for: object))?[JSONMemberName(key)] }
             }
-            var position = object + 1
-            while position < last {
-                if decoder.key(at: position, is: key) {
-                    cursor = decoder.end(of: position + 1)
-                    return position + 1
+            scope.check()
+            var key = key
+            return key.withUTF8 { wanted in
+                let hinted = hint.pointee.object == object ? hint.pointee.key : object + 1
+                if hinted < last, spells(hinted, wanted) {
+                    hint.pointee = JSONTapeKeyHints.Hint(object: object, key: end(of: hinted + 1))
+                    return hinted + 1
                 }
-                position = decoder.end(of: position + 1)
+                var position = object + 1
+                while position < last {
+                    if spells(position, wanted) {
+                        hint.pointee = JSONTapeKeyHints.Hint(object: object, key: end(of: position + 1))
+                        return position + 1
+                    }
+                    position = end(of: position + 1)
+                }
+                return nil
             }
-            return nil
+        }
+
+        /// Whether the key entry at `entry` spells `wanted`.
+        @inline(__always)
+        private func spells(_ entry: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+            let written = written(entry)
+            if tape[entry].flags & JSONTapeEntry.hasEscapes != 0 {
+                return JSONTapeStrings.equals(written, hasEscapes: true, wanted)
+            }
+            return JSONTapeStrings.same(written, wanted)
+        }
+
+            var codingPath: [any CodingKey] { withDecoder { $0.path(object, adding: nil) } }
+
+        func contains(_ key: Key) -> Bool {
+            valueEntry(forKey: key.stringValue) != nil
         }
 
         private func require(_ key: Key) throws -> Int {
@@ -85,112 +127,105 @@ extension JSONTapeDecoder {
             return entry
         }
 
-        /// The value for `key` as a leaf, or `nil` when it is missing or `null`.
-        private func presentLeaf(_ key: Key) -> JSON? {
-            guard let entry = valueEntry(forKey: key.stringValue), decoder.tape[entry].kind != .null else { return nil }
-            return decoder.leaf(entry)
+        /// The entry for `key`, or `nil` when it is missing or `null`.
+        private func present(_ key: Key) -> Int? {
+            guard let entry = valueEntry(forKey: key.stringValue), tape[entry].kind != .null else { return nil }
+            return entry
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
-            decoder.tape[try require(key)].kind == .null
+            tape[try require(key)].kind == .null
         }
 
-        // Strings, numbers and booleans of the expected kind are read straight from the tape;
-        // anything else goes through the shared path, for its conversions and errors.
+        // MARK: - Leaves, straight from the tape when they are of the kind asked for
 
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-            let entry = try require(key)
-            switch decoder.tape[entry].kind {
+        private func bool(_ entry: Int, _ key: Key) throws -> Bool {
+            switch tape[entry].kind {
             case .true: return true
             case .false: return false
-            default: return try decoder.unwrapBool(decoder.leaf(entry), at: node, key)
+            default: return try withDecoder { try $0.unwrapBool($0.leaf(entry), at: object, key) }
             }
         }
 
-        func decode(_ type: String.Type, forKey key: Key) throws -> String {
-            let entry = try require(key)
-            if decoder.tape[entry].kind == .string { return decoder.string(at: entry) }
-            return try decoder.unwrapString(decoder.leaf(entry), at: node, key)
+        private func string(_ entry: Int, _ key: Key) throws -> String {
+            if tape[entry].kind == .string { return JSONTapeStrings.make(written(entry), flags: tape[entry].flags) }
+            return try withDecoder { try $0.unwrapString($0.leaf(entry), at: object, key) }
         }
 
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-            try decoder.unwrapDouble(require(key), at: node, key)
+        private func double(_ entry: Int, _ key: Key) throws -> Double {
+            if tape[entry].kind == .number {
+                let value = JSONDoubleParsing.double(written(entry))
+                if value.isFinite, value != 0 { return value }
+            }
+            return try withDecoder { try $0.unwrapFloatingPoint($0.leaf(entry), as: Double.self, at: object, key) }
         }
 
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-            try decoder.unwrapFloatingPoint(decoder.leaf(require(key)), as: type, at: node, key)
+        private func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, _ entry: Int, _ key: Key) throws -> T {
+            try withDecoder { try $0.unwrapFloatingPoint($0.leaf(entry), as: type, at: object, key) }
         }
 
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.unwrapInt(require(key), at: node, key) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
-
-        private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
-            let entry = try require(key)
-            if decoder.tape[entry].kind == .number, case .integer(let value) = decoder.number(at: entry).storage,
+        private func integer<T: FixedWidthInteger>(_ type: T.Type, _ entry: Int, _ key: Key) throws -> T {
+            if tape[entry].kind == .number, case .integer(let value) = JSON.Number(checkedJSON: written(entry)).storage,
                let exact = T(exactly: value) {
                 return exact
             }
-            return try decoder.unwrapInteger(decoder.leaf(entry), as: type, at: node, key)
+            return try withDecoder { try $0.unwrapInteger($0.leaf(entry), as: type, at: object, key) }
         }
+
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(require(key), key) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(require(key), key) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(require(key), key) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try floatingPoint(type, require(key), key) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, require(key), key) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, require(key), key) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, require(key), key) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, require(key), key) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, require(key), key) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, require(key), key) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, require(key), key) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, require(key), key) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, require(key), key) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, require(key), key) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try decoder.unwrap(require(key), as: type, at: node, key)
+            let entry = try require(key)
+            return try withDecoder { try $0.unwrap(entry, as: type, at: object, key) }
         }
 
-        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-            try presentLeaf(key).map { try decoder.unwrapBool($0, at: node, key) }
-        }
-
-        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-            try presentLeaf(key).map { try decoder.unwrapString($0, at: node, key) }
-        }
-
-        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-            try presentLeaf(key).map { try decoder.unwrapFloatingPoint($0, as: type, at: node, key) }
-        }
-
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try bool($0, key) } }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try string($0, key) } }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try double($0, key) } }
         func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-            try presentLeaf(key).map { try decoder.unwrapFloatingPoint($0, as: type, at: node, key) }
+            try present(key).map { try floatingPoint(type, $0, key) }
         }
-
-        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try integerIfPresent(type, key) }
-        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try integerIfPresent(type, key) }
-
-        private func integerIfPresent<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
-            try presentLeaf(key).map { try decoder.unwrapInteger($0, as: type, at: node, key) }
-        }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try present(key).map { try integer(type, $0, key) } }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            guard let entry = valueEntry(forKey: key.stringValue), decoder.tape[entry].kind != .null else { return nil }
-            return try decoder.unwrap(entry, as: type, at: node, key)
+            guard let entry = present(key) else { return nil }
+            return try withDecoder { try $0.unwrap(entry, as: type, at: object, key) }
         }
+
+        // MARK: - Nested containers and decoders
 
         func nestedContainer<NestedKey: CodingKey>(
             keyedBy type: NestedKey.Type, forKey key: Key
         ) throws -> KeyedDecodingContainer<NestedKey> {
             let entry = try require(key)
-            return try decoder.with(entry, at: node.appending(key)) { try decoder.container(keyedBy: type) }
+            return try withDecoder { decoder in try decoder.with(entry, at: entry) { try decoder.container(keyedBy: type) } }
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
             let entry = try require(key)
-            return try decoder.with(entry, at: node.appending(key)) { try decoder.unkeyedContainer() }
+            return try withDecoder { decoder in try decoder.with(entry, at: entry) { try decoder.unkeyedContainer() } }
         }
 
         func superDecoder() throws -> any Decoder {
@@ -204,10 +239,36 @@ extension JSONTapeDecoder {
         /// A decoder of its own for the value at `key` (`null` when there is none), as
         /// `JSONDecoder` gives.
         private func subDecoder(_ key: some CodingKey) -> any Decoder {
-            if let entry = valueEntry(forKey: key.stringValue) {
-                return decoder.subDecoder(entry, at: node.appending(key))
+            let entry = valueEntry(forKey: key.stringValue)
+            return withDecoder { decoder in
+                if let entry { return decoder.subDecoder(entry, at: entry) }
+                return JSONValueDecoder(value: .null, node: decoder.node(object, adding: key), strategies: decoder.strategies)
             }
-            return JSONValueDecoder(value: .null, node: node.appending(key), strategies: decoder.strategies)
         }
+    }
+}
+
+extension JSONTapeDecoder {
+    /// Key → value entry of the object at `object`, for objects whose keys are converted by the
+    /// key strategy (the first of two that convert alike wins, as in `JSONDecoder`) or may repeat
+    /// (by the duplicate-key policy). The tables of the last few objects are kept, in slots by
+    /// entry, so that memory does not grow with the document.
+    ///
+    /// - Throws: ``HotPotatoError`` for a key that repeats under
+    ///   ``JSONParsingOptions/DuplicateKeyPolicy/reject``.
+    func lookup(for object: Int) throws -> [JSONMemberName: Int] {
+        let slot = object & (Self.lookupSlots - 1)
+        if let kept = lookups[slot], kept.object == object { return kept.table }
+        let members = try self.members(of: object)!
+        let table: [JSONMemberName: Int]
+        if strategies.usesDefaultKeys {
+            table = Dictionary(members.map { (JSONMemberName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+        } else {
+            var cache = convertedKeys
+            table = JSONKeyConversion.convert(members, strategy: strategies.keys, at: { self.path(object, adding: nil) }, cache: &cache)
+            convertedKeys = cache
+        }
+        lookups[slot] = (object, table)
+        return table
     }
 }

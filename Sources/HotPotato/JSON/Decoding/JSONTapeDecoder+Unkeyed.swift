@@ -2,20 +2,21 @@ extension JSONTapeDecoder {
     /// The elements of an array on the tape, in order.
     struct UnkeyedContainer: UnkeyedDecodingContainer {
         let decoder: JSONTapeDecoder
-        let node: CodingPathNode
+        /// The array's tape entry.
+        let array: Int
         let count: Int?
         private(set) var currentIndex = 0
         /// The entry of the current element.
         private var position: Int
 
-        init(decoder: JSONTapeDecoder, array: Int, node: CodingPathNode) {
+        init(decoder: JSONTapeDecoder, array: Int) {
             self.decoder = decoder
-            self.node = node
+            self.array = array
             count = Int(decoder.tape[array].length)
             position = array + 1
         }
 
-        var codingPath: [any CodingKey] { node.path }
+        var codingPath: [any CodingKey] { decoder.path(array, adding: nil) }
         var isAtEnd: Bool { currentIndex >= count! }
 
         private var key: ArrayIndexKey { ArrayIndexKey(currentIndex) }
@@ -25,7 +26,7 @@ extension JSONTapeDecoder {
             decoder.scope.check()
             guard currentIndex < count! else {
                 throw DecodingError.valueNotFound(type, DecodingError.Context(
-                    codingPath: node.path(adding: key), debugDescription: "Unkeyed container is at end."))
+                    codingPath: decoder.path(array, adding: key), debugDescription: "Unkeyed container is at end."))
             }
             return position
         }
@@ -53,26 +54,26 @@ extension JSONTapeDecoder {
         }
 
         mutating func decode(_ type: Bool.Type) throws -> Bool {
-            let result = try decoder.unwrapBool(decoder.leaf(next(type)), at: node, key)
+            let result = try decoder.unwrapBool(decoder.leaf(next(type)), at: array, key)
             advance()
             return result
         }
 
         mutating func decode(_ type: String.Type) throws -> String {
-            let result = try decoder.unwrapString(decoder.leaf(next(type)), at: node, key)
+            let result = try decoder.unwrapString(decoder.leaf(next(type)), at: array, key)
             advance()
             return result
         }
 
         mutating func decode(_ type: Double.Type) throws -> Double {
-            let result = try decoder.unwrapDouble(next(type), at: node, key)
+            let result = try decoder.unwrapDouble(next(type), at: array, key)
             advance()
             return result
         }
         mutating func decode(_ type: Float.Type) throws -> Float { try floatingPoint(type) }
 
         private mutating func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type) throws -> T {
-            let result = try decoder.unwrapFloatingPoint(decoder.leaf(next(type)), as: type, at: node, key)
+            let result = try decoder.unwrapFloatingPoint(decoder.leaf(next(type)), as: type, at: array, key)
             advance()
             return result
         }
@@ -89,27 +90,27 @@ extension JSONTapeDecoder {
         mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
         private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-            let result = try decoder.unwrapInteger(decoder.leaf(next(type)), as: type, at: node, key)
+            let result = try decoder.unwrapInteger(decoder.leaf(next(type)), as: type, at: array, key)
             advance()
             return result
         }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            let result = try decoder.unwrap(next(type), as: type, at: node, key)
+            let result = try decoder.unwrap(next(type), as: type, at: array, key)
             advance()
             return result
         }
 
         mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? {
             guard let value = nextLeafIfPresent() else { return nil }
-            let result = try decoder.unwrapBool(value, at: node, key)
+            let result = try decoder.unwrapBool(value, at: array, key)
             advance()
             return result
         }
 
         mutating func decodeIfPresent(_ type: String.Type) throws -> String? {
             guard let value = nextLeafIfPresent() else { return nil }
-            let result = try decoder.unwrapString(value, at: node, key)
+            let result = try decoder.unwrapString(value, at: array, key)
             advance()
             return result
         }
@@ -119,7 +120,7 @@ extension JSONTapeDecoder {
 
         private mutating func floatingPointIfPresent<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type) throws -> T? {
             guard let value = nextLeafIfPresent() else { return nil }
-            let result = try decoder.unwrapFloatingPoint(value, as: type, at: node, key)
+            let result = try decoder.unwrapFloatingPoint(value, as: type, at: array, key)
             advance()
             return result
         }
@@ -137,7 +138,7 @@ extension JSONTapeDecoder {
 
         private mutating func integerIfPresent<T: FixedWidthInteger>(_ type: T.Type) throws -> T? {
             guard let value = nextLeafIfPresent() else { return nil }
-            let result = try decoder.unwrapInteger(value, as: type, at: node, key)
+            let result = try decoder.unwrapInteger(value, as: type, at: array, key)
             advance()
             return result
         }
@@ -149,14 +150,14 @@ extension JSONTapeDecoder {
                 advance()
                 return nil
             }
-            let result = try decoder.unwrap(position, as: type, at: node, key)
+            let result = try decoder.unwrap(position, as: type, at: array, key)
             advance()
             return result
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
             let entry = try next(KeyedDecodingContainer<NestedKey>.self)
-            let container = try decoder.with(entry, at: node.appending(index: currentIndex)) {
+            let container = try decoder.with(entry, at: entry) {
                 try decoder.container(keyedBy: type)
             }
             advance()
@@ -165,7 +166,7 @@ extension JSONTapeDecoder {
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
             let entry = try next((any UnkeyedDecodingContainer).self)
-            let container = try decoder.with(entry, at: node.appending(index: currentIndex)) {
+            let container = try decoder.with(entry, at: entry) {
                 try decoder.unkeyedContainer()
             }
             advance()
@@ -174,7 +175,7 @@ extension JSONTapeDecoder {
 
         mutating func superDecoder() throws -> any Decoder {
             let entry = try next((any Decoder).self)
-            let sub = decoder.subDecoder(entry, at: node.appending(index: currentIndex))
+            let sub = decoder.subDecoder(entry, at: entry)
             advance()
             return sub
         }

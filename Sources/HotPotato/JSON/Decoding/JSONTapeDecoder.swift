@@ -5,13 +5,19 @@ import Foundation
 /// strings a type asks for become `String`s. Strategies, special types and errors are
 /// `JSONDecoder`'s, as in `JSONValueDecoder`.
 ///
+/// A value is known by its tape entry, and so is where it is: a coding path is worked out from
+/// the tape when one is asked for (an error, `codingPath`), so going one level deeper allocates
+/// nothing and retains nothing.
+///
 /// The tape and the bytes must outlive the decoding; `JSONBackend.decode` and
-/// `JSONDocument.Storage.read` scope them. A type may keep the `Decoder` or a container it was given (`JSONDecoder`'s stay
-/// usable), but these point into a tape and bytes that are gone once the decoding returns: each
-/// decoder made for one decoding shares a ``Scope``, closed when it returns, and using a decoder
-/// or container of a closed scope stops the process rather than read freed memory.
+/// `JSONDocument.Storage.read` scope them. A type may keep the `Decoder` or a container it was
+/// given (`JSONDecoder`'s stay usable), but these point into a tape and bytes that are gone once
+/// the decoding returns: each decoder made for one decoding shares a ``JSONDecodingScope``,
+/// closed when it returns, and using a decoder or container of a closed scope stops the process
+/// rather than read freed memory.
 final class JSONTapeDecoder: JSONDecodingEngine {
     typealias Ref = Int
+    typealias Location = Int
 
     let tape: UnsafeBufferPointer<JSONTapeEntry>
     let bytes: UnsafeRawBufferPointer
@@ -19,38 +25,78 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     let duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
     let userInfo: [CodingUserInfoKey: Any]
     /// Whether the tape and bytes are still there; shared with the decoders made from this one.
-    let scope: Scope
+    let scope: JSONDecodingScope
+    /// The decoding's first decoder, which lives as long as the scope is open, for containers
+    /// to reach without retaining it; `nil` in that decoder itself.
+    private let first: Unmanaged<JSONTapeDecoder>?
+    /// Where each object's next key is most likely to be, shared by the decoders of the decoding
+    /// and freed with its first.
+    let keyHints: JSONTapeKeyHints
+    /// The entry whose coding path is empty: where the decoding started.
+    private(set) var root: Int
     /// The entry of the value being decoded now.
     private(set) var current: Int
-    /// Where it is.
-    private(set) var node: CodingPathNode
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
     var convertedKeys: [JSONMemberName: String] = [:]
+    /// The key tables of the last objects that needed one (see ``lookup(for:)``).
+    var lookups = [(object: Int, table: [JSONMemberName: Int])?](repeating: nil, count: lookupSlots)
+    static let lookupSlots = 16
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
+    /// The last element a coding path went through, so that asking for the paths of an array's
+    /// elements in turn does not walk the array from its start each time.
+    private var lastElement: (array: Int, index: Int, entry: Int)?
 
     var usesDefaultKeys: Bool { strategies.usesDefaultKeys }
-    var codingPath: [any CodingKey] { node.path }
+    var codingPath: [any CodingKey] { path(current, adding: nil) }
+    var location: Int { current }
 
+    /// The first decoder of a decoding, at `index`, which is also where coding paths start; the
+    /// caller closes `scope` when the decoding returns.
     init(
-        tape: UnsafeBufferPointer<JSONTapeEntry>, bytes: UnsafeRawBufferPointer, at index: Int, node: CodingPathNode = .root,
-        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy, scope: Scope = Scope()
+        tape: UnsafeBufferPointer<JSONTapeEntry>, bytes: UnsafeRawBufferPointer, at index: Int,
+        strategies: JSONDecodingStrategies, duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
     ) {
-        self.scope = scope
+        scope = .open()
+        first = nil
+        keyHints = JSONTapeKeyHints()
         self.tape = tape
         self.bytes = bytes
         self.strategies = strategies
         self.duplicateKeys = duplicateKeys
         userInfo = strategies.userInfo
+        root = index
         current = index
-        self.node = node
+    }
+
+    /// A decoder of `first`'s decoding at `index`.
+    private init(sharing first: JSONTapeDecoder, at index: Int) {
+        scope = first.scope
+        self.first = first.owner
+        keyHints = first.keyHints
+        tape = first.tape
+        bytes = first.bytes
+        strategies = first.strategies
+        duplicateKeys = first.duplicateKeys
+        userInfo = first.userInfo
+        root = first.root
+        current = index
+    }
+
+    /// The decoding's first decoder.
+    var owner: Unmanaged<JSONTapeDecoder> { first ?? Unmanaged.passUnretained(self) }
+
+    /// Decodes `type` from the value at `index`, where coding paths start.
+    func decode<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        root = index
+        return try unwrap(index, as: type, at: index, nil)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         scope.check()
         switch tape[current].kind {
         case .object:
-            return KeyedDecodingContainer(try KeyedContainer<Key>(decoder: self, object: current, node: node))
+            return try keyedContainer(keyedBy: type, object: current)
         case .null:
             throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
                 codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
@@ -63,7 +109,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         scope.check()
         switch tape[current].kind {
         case .array:
-            return UnkeyedContainer(decoder: self, array: current, node: node)
+            return UnkeyedContainer(decoder: self, array: current)
         case .null:
             throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
                 codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
@@ -135,16 +181,11 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     @inline(__always)
-    func with<R>(_ index: Int, at node: CodingPathNode, _ body: () throws -> R) rethrows -> R {
+    func with<R>(_ index: Int, at location: Int, _ body: () throws -> R) rethrows -> R {
         scope.check()
-        let savedIndex = current
-        let savedNode = self.node
+        let saved = current
         current = index
-        self.node = node
-        defer {
-            current = savedIndex
-            self.node = savedNode
-        }
+        defer { current = saved }
         return try body()
     }
 
@@ -189,10 +230,10 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         return value
     }
 
-    func decodeArray(_ index: Int, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any? {
+    func decodeArray(_ index: Int, as type: any DecodableArray.Type, at location: Int) throws -> Any? {
         scope.check()
         guard tape[index].kind == .array else { return nil }
-        return try type.decodeElements(ofArrayAt: index, with: self, at: node)
+        return try type.decodeElements(ofArrayAt: index, with: self)
     }
 
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)? {
@@ -203,8 +244,8 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         return array
     }
 
-    func subDecoder(_ index: Int, at node: CodingPathNode) -> any Decoder {
-        JSONTapeDecoder(tape: tape, bytes: bytes, at: index, node: node, strategies: strategies, duplicateKeys: duplicateKeys, scope: scope)
+    func subDecoder(_ index: Int, at location: Int) -> any Decoder {
+        JSONTapeDecoder(sharing: self, at: index)
     }
 
     /// The error for a key that appears twice under ``JSONParsingOptions/DuplicateKeyPolicy/reject``,
@@ -244,20 +285,62 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 }
 
+// MARK: - Coding paths
+
 extension JSONTapeDecoder {
-    /// One decoding's hold on its tape and bytes: open while the decoding runs, closed when it
-    /// returns.
-    final class Scope {
-        private(set) var isOpen = true
+    func path(_ location: Int, adding key: (any CodingKey)?) -> [any CodingKey] {
+        var keys = path(to: location)
+        if let key { keys.append(key) }
+        return keys
+    }
 
-        func close() {
-            isOpen = false
-        }
+    func location(of index: Int, at parent: Int, _ key: (any CodingKey)?) -> Int {
+        index
+    }
 
-        /// Stops the process if the scope is closed: the tape and bytes are gone.
-        @inline(__always)
-        func check() {
-            precondition(isOpen, "A JSON Decoder or decoding container was used after the decoding that gave it out had returned")
+    /// The coding path from ``root`` to the value at `entry`, found by walking down the tape:
+    /// member keys as the key strategy converts them, elements as `"Index N"`.
+    func path(to entry: Int) -> [any CodingKey] {
+        scope.check()
+        var keys: [any CodingKey] = []
+        var position = root
+        while position < entry, tape[position].isContainer, entry < end(of: position) {
+            if tape[position].kind == .object {
+                var key = position + 1
+                while end(of: key + 1) <= entry { key = end(of: key + 1) }
+                keys.append(pathKey(at: key, after: keys))
+                position = key + 1
+            } else {
+                var index = 0
+                var element = position + 1
+                if let last = lastElement, last.array == position, last.entry <= entry {
+                    index = last.index
+                    element = last.entry
+                }
+                while end(of: element) <= entry {
+                    element = end(of: element)
+                    index += 1
+                }
+                lastElement = (position, index, element)
+                keys.append(ArrayIndexKey(index))
+                position = element
+            }
         }
+        return keys
+    }
+
+    /// The coding key of the member whose key entry is `index`, under the key strategy.
+    private func pathKey(at index: Int, after keys: [any CodingKey]) -> any CodingKey {
+        let written = string(at: index)
+        switch strategies.keys {
+        case .convertFromSnakeCase: return AnyCodingKey(JSONDecodingStrategies.camelCase(fromSnakeCase: written))
+        case .custom(let convert): return convert(keys + [AnyCodingKey(written)])
+        default: return AnyCodingKey(written)
+        }
+    }
+
+    /// The coding path of `location` with `key`, as a node, for a decoder of ``JSON`` values.
+    func node(_ location: Int, adding key: some CodingKey) -> CodingPathNode {
+        path(location, adding: key).reduce(CodingPathNode.root) { $0.appending($1) }
     }
 }

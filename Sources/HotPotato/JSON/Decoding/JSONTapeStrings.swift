@@ -23,7 +23,8 @@ enum JSONTapeStrings {
         JSONMemberName.withBytes(key) { equals(bytes, hasEscapes: hasEscapes, $0) }
     }
 
-    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether the written bytes `bytes` spell the UTF-8 bytes `wanted`.
+    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
         guard hasEscapes else { return same(bytes, wanted) }
         // Escapes only shorten: a written form shorter than the key cannot spell it.
         guard bytes.count >= wanted.count else { return false }
@@ -33,10 +34,28 @@ enum JSONTapeStrings {
         }
     }
 
-    private static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard left.count == right.count else { return false }
-        guard let first = left.baseAddress, let second = right.baseAddress else { return true }
-        return memcmp(first, second, left.count) == 0
+    /// Whether `left` and `right` hold the same bytes; keys are short, so they are compared here
+    /// a word at a time rather than by a call to `memcmp`.
+    @inline(__always)
+    static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = left.count
+        guard count == right.count else { return false }
+        guard count > 0, let first = left.baseAddress, let second = right.baseAddress else { return true }
+        guard count <= 32 else { return memcmp(first, second, count) == 0 }
+        let one = UnsafeRawPointer(first)
+        let other = UnsafeRawPointer(second)
+        var offset = 0
+        while offset + 8 <= count {
+            if one.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != other.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        while offset < count {
+            if first[offset] != second[offset] { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// Decodes the escapes of checked string bytes into `output`, which has room for

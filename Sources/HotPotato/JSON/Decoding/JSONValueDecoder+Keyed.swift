@@ -178,6 +178,6 @@ extension JSONValueDecoder {
     func convertedPositionsOf(_ members: [(key: String, value: Int)], at node: CodingPathNode) -> [JSONMemberName: Int] {
         var cache = convertedKeys
         defer { convertedKeys = cache }
-        return JSONKeyConversion.convert(members, strategy: strategies.keys, at: node, cache: &cache)
+        return JSONKeyConversion.convert(members, strategy: strategies.keys, at: { node.path }, cache: &cache)
     }
 }

@@ -9,6 +9,7 @@ import Foundation
 /// the coding path's node.
 final class JSONValueDecoder: JSONDecodingEngine {
     typealias Ref = JSON
+    typealias Location = CodingPathNode
 
     let strategies: JSONDecodingStrategies
     let userInfo: [CodingUserInfoKey: Any]
@@ -23,6 +24,15 @@ final class JSONValueDecoder: JSONDecodingEngine {
 
     var usesDefaultKeys: Bool { strategies.usesDefaultKeys }
     var codingPath: [any CodingKey] { node.path }
+    var location: CodingPathNode { node }
+
+    func path(_ location: CodingPathNode, adding key: (any CodingKey)?) -> [any CodingKey] {
+        location.path(adding: key)
+    }
+
+    func location(of ref: JSON, at parent: CodingPathNode, _ key: (any CodingKey)?) -> CodingPathNode {
+        key.map { parent.appending($0) } ?? parent
+    }
 
     init(value: JSON, node: CodingPathNode = .root, strategies: JSONDecodingStrategies) {
         current = value

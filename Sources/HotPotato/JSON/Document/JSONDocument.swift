@@ -164,7 +164,7 @@ public struct JSONDocument: Sendable {
             target = found
         }
         return try storage.read(strategies: JSONDecodingStrategies(decoder)) { tapeDecoder in
-            try tapeDecoder.unwrap(target.index, as: type, at: .root, nil)
+            try tapeDecoder.decode(type, at: target.index)
         }
     }
 }
