@@ -8,6 +8,18 @@ protocol DecodableArray {
     static func decodeElements(ofArrayAt array: Int, with decoder: JSONTapeDecoder) throws -> Self
 }
 
+extension DecodableArray {
+    /// The array decoded from `elements`, as `T`, which is `Self`.
+    static func decodeElements<T>(_ elements: [JSON], with decoder: JSONValueDecoder, at node: CodingPathNode, returning: T.Type) throws -> T {
+        unsafeBitCast(try decodeElements(elements, with: decoder, at: node), to: T.self)
+    }
+
+    /// The array decoded from the tape, as `T`, which is `Self`.
+    static func decodeElements<T>(ofArrayAt array: Int, with decoder: JSONTapeDecoder, returning: T.Type) throws -> T {
+        unsafeBitCast(try decodeElements(ofArrayAt: array, with: decoder), to: T.self)
+    }
+}
+
 extension Array: DecodableArray where Element: Decodable {
     static func decodeElements(_ elements: [JSON], with decoder: JSONValueDecoder, at node: CodingPathNode) throws -> Self {
         if Element.self == String.self {

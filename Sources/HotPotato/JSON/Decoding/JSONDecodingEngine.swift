@@ -44,7 +44,11 @@ protocol JSONDecodingEngine: Decoder, SingleValueDecodingContainer, AnyObject {
     /// the runtime about a conformance each time is slow.
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)?
     /// The array at `ref` decoded as `type`, or `nil` when the value is not an array.
-    func decodeArray(_ ref: Ref, as type: any DecodableArray.Type, at location: Location) throws -> Any?
+    /// Whether `ref` is an array.
+    func isArray(_ ref: Ref) -> Bool
+    /// The array at `ref` (which ``isArray(_:)``) decoded as `type`, which is `T`: returned as
+    /// itself rather than as `Any`, which would box the array and copy it out again.
+    func decodeArray<T>(_ ref: Ref, as type: any DecodableArray.Type, at location: Location, returning: T.Type) throws -> T
     /// The nearest `Double` to `ref` when it is a number, without going through a ``JSON`` leaf.
     func numberAsDouble(_ ref: Ref) -> Double?
     /// The value of `ref` when it is an integer number that fits an `Int64`.
@@ -64,6 +68,7 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
 extension JSONDecodingEngine {
     /// Decodes `type` from `ref` found at `key` under `site` (or at `site` itself), with
     /// `JSONDecoder`'s special cases: `Date`, `Data`, `URL`, `Decimal` and `[String: Value]`.
+    @inline(__always)
     func unwrap<T: Decodable>(_ ref: Ref, as type: T.Type, at site: Location, _ key: (any CodingKey)?) throws -> T {
         if T.self == String.self { return try unwrapString(leaf(ref), at: site, key) as! T }
         if T.self == Double.self { return try unwrapDouble(ref, at: site, key) as! T }
@@ -75,7 +80,7 @@ extension JSONDecodingEngine {
         if T.self == URL.self { return try unwrapURL(ref, at: site, key) as! T }
         if T.self == Decimal.self { return try unwrapDecimal(ref, at: site, key) as! T }
         if let array = decodableArray(T.self) {
-            return try unwrapArray(ref, as: array, at: site, key) as! T
+            return try unwrapArray(ref, as: array, at: site, key, returning: T.self)
         }
         if !usesDefaultKeys, let dictionary = T.self as? any StringKeyedDictionary.Type {
             return try unwrapDictionary(ref, elementType: dictionary.elementType, at: site, key) as! T
@@ -253,9 +258,11 @@ extension JSONDecodingEngine {
     // MARK: - Collections
 
     /// An array of `type` from `ref`, with `JSONDecoder`'s errors for what is not an array.
-    private func unwrapArray(_ ref: Ref, as type: any DecodableArray.Type, at site: Location, _ key: (any CodingKey)?) throws -> Any {
+    private func unwrapArray<T>(
+        _ ref: Ref, as type: any DecodableArray.Type, at site: Location, _ key: (any CodingKey)?, returning: T.Type
+    ) throws -> T {
         let inner = location(of: ref, at: site, key)
-        guard let array = try decodeArray(ref, as: type, at: inner) else {
+        guard isArray(ref) else {
             let value = leaf(ref)
             if case .null = value {
                 throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
@@ -263,7 +270,7 @@ extension JSONDecodingEngine {
             }
             throw JSONDecodingErrors.typeMismatch([Any].self, found: value, at: path(inner, adding: nil))
         }
-        return array
+        return try decodeArray(ref, as: type, at: inner, returning: T.self)
     }
 
     /// `[String: Value]` with its keys as written, whatever the key strategy.

@@ -164,6 +164,15 @@ extension JSONTapeDecoder {
             try withDecoder { try $0.unwrapFloatingPoint($0.leaf(entry), as: type, at: object, key) }
         }
 
+        /// `integer(Int.self, …)` without the generic call, for the most common integer.
+        private func int(_ entry: Int, _ key: Key) throws -> Int {
+            if tape[entry].kind == .number, case .integer(let value) = JSON.Number(checkedJSON: written(entry)).storage,
+               let exact = Int(exactly: value) {
+                return exact
+            }
+            return try withDecoder { try $0.unwrapInteger($0.leaf(entry), as: Int.self, at: object, key) }
+        }
+
         private func integer<T: FixedWidthInteger>(_ type: T.Type, _ entry: Int, _ key: Key) throws -> T {
             if tape[entry].kind == .number, case .integer(let value) = JSON.Number(checkedJSON: written(entry)).storage,
                let exact = T(exactly: value) {
@@ -176,7 +185,7 @@ extension JSONTapeDecoder {
         func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(require(key), key) }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(require(key), key) }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try floatingPoint(type, require(key), key) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, require(key), key) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try int(require(key), key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, require(key), key) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, require(key), key) }
         func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, require(key), key) }
@@ -198,7 +207,7 @@ extension JSONTapeDecoder {
         func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
             try present(key).map { try floatingPoint(type, $0, key) }
         }
-        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try integer(type, $0, key) } }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try int($0, key) } }
         func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(key).map { try integer(type, $0, key) } }
         func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(key).map { try integer(type, $0, key) } }
         func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key).map { try integer(type, $0, key) } }

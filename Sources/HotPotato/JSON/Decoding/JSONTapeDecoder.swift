@@ -230,10 +230,13 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         return value
     }
 
-    func decodeArray(_ index: Int, as type: any DecodableArray.Type, at location: Int) throws -> Any? {
+    func isArray(_ index: Int) -> Bool {
         scope.check()
-        guard tape[index].kind == .array else { return nil }
-        return try type.decodeElements(ofArrayAt: index, with: self)
+        return tape[index].kind == .array
+    }
+
+    func decodeArray<T>(_ index: Int, as type: any DecodableArray.Type, at location: Int, returning: T.Type) throws -> T {
+        try type.decodeElements(ofArrayAt: index, with: self, returning: T.self)
     }
 
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)? {

@@ -119,9 +119,14 @@ final class JSONValueDecoder: JSONDecodingEngine {
         return nil
     }
 
-    func decodeArray(_ ref: JSON, as type: any DecodableArray.Type, at node: CodingPathNode) throws -> Any? {
-        guard case .array(let elements) = ref else { return nil }
-        return try type.decodeElements(elements, with: self, at: node)
+    func isArray(_ ref: JSON) -> Bool {
+        if case .array = ref { return true }
+        return false
+    }
+
+    func decodeArray<T>(_ ref: JSON, as type: any DecodableArray.Type, at node: CodingPathNode, returning: T.Type) throws -> T {
+        guard case .array(let elements) = ref else { preconditionFailure("decodeArray of a value that is not an array") }
+        return try type.decodeElements(elements, with: self, at: node, returning: T.self)
     }
 
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)? {
