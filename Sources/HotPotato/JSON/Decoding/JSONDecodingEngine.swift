@@ -38,6 +38,10 @@ protocol JSONDecodingEngine: Decoder, SingleValueDecodingContainer, AnyObject {
     /// The members of an object, keys as written, each key once (by the duplicate-key policy), or
     /// `nil` when the value is not one.
     func members(of ref: Ref) throws -> [(key: String, value: Ref)]?
+    /// Runs `body`, in which coding paths through the object `ref` name its keys as written (it
+    /// is decoded as `[String: Value]`, whose keys are data), not as the key strategy converts
+    /// them.
+    func withKeysAsWritten<R>(in ref: Ref, _ body: () throws -> R) rethrows -> R
     /// A decoder of its own for `ref`.
     func subDecoder(_ ref: Ref, at location: Location) -> any Decoder
     /// `type` as an array HotPotato decodes itself, or `nil`; remembered by type, since asking
@@ -285,8 +289,10 @@ extension JSONDecodingEngine {
         }
         var result: [String: Any] = [:]
         result.reserveCapacity(members.count)
-        for member in members {
-            result[member.key] = try unwrap(member.value, as: elementType, at: inner, AnyCodingKey(member.key))
+        try withKeysAsWritten(in: ref) {
+            for member in members {
+                result[member.key] = try unwrap(member.value, as: elementType, at: inner, AnyCodingKey(member.key))
+            }
         }
         return result
     }

@@ -43,6 +43,9 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     static let lookupSlots = 16
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
+    /// The objects being decoded as `[String: Value]` now, whose keys coding paths name as
+    /// written.
+    private var keysAsWritten: [Int] = []
     /// The last element a coding path went through, so that asking for the paths of an array's
     /// elements in turn does not walk the array from its start each time.
     private var lastElement: (array: Int, index: Int, entry: Int)?
@@ -301,17 +304,26 @@ extension JSONTapeDecoder {
         index
     }
 
+    func withKeysAsWritten<R>(in object: Int, _ body: () throws -> R) rethrows -> R {
+        // Kept by the first decoder, whose containers' paths may be asked for meanwhile.
+        if let first { return try first._withUnsafeGuaranteedRef { try $0.withKeysAsWritten(in: object, body) } }
+        keysAsWritten.append(object)
+        defer { keysAsWritten.removeLast() }
+        return try body()
+    }
+
     /// The coding path from ``root`` to the value at `entry`, found by walking down the tape:
     /// member keys as the key strategy converts them, elements as `"Index N"`.
     func path(to entry: Int) -> [any CodingKey] {
         scope.check()
         var keys: [any CodingKey] = []
+        let keysAsWritten = first.map { $0._withUnsafeGuaranteedRef { $0.keysAsWritten } } ?? self.keysAsWritten
         var position = root
         while position < entry, tape[position].isContainer, entry < end(of: position) {
             if tape[position].kind == .object {
                 var key = position + 1
                 while end(of: key + 1) <= entry { key = end(of: key + 1) }
-                keys.append(pathKey(at: key, after: keys))
+                keys.append(pathKey(at: key, after: keys, asWritten: keysAsWritten.contains(position)))
                 position = key + 1
             } else {
                 var index = 0
@@ -332,9 +344,11 @@ extension JSONTapeDecoder {
         return keys
     }
 
-    /// The coding key of the member whose key entry is `index`, under the key strategy.
-    private func pathKey(at index: Int, after keys: [any CodingKey]) -> any CodingKey {
+    /// The coding key of the member whose key entry is `index`, under the key strategy unless
+    /// `asWritten`.
+    private func pathKey(at index: Int, after keys: [any CodingKey], asWritten: Bool) -> any CodingKey {
         let written = string(at: index)
+        if asWritten { return AnyCodingKey(written) }
         switch strategies.keys {
         case .convertFromSnakeCase: return AnyCodingKey(JSONDecodingStrategies.camelCase(fromSnakeCase: written))
         case .custom(let convert): return convert(keys + [AnyCodingKey(written)])

@@ -137,6 +137,11 @@ final class JSONValueDecoder: JSONDecodingEngine {
         return array
     }
 
+    /// Paths are made as the members are decoded, with their keys as written.
+    func withKeysAsWritten<R>(in ref: JSON, _ body: () throws -> R) rethrows -> R {
+        try body()
+    }
+
     func subDecoder(_ ref: JSON, at node: CodingPathNode) -> any Decoder {
         JSONValueDecoder(value: ref, node: node, strategies: strategies)
     }
