@@ -126,8 +126,25 @@ import Testing
         }
     }
 
-    /// Asking for the paths of an array's elements out of order: the walk remembers the last
-    /// element it went through, and must not start from it for an earlier one.
+    /// Asking one decoder for the paths of an array's elements out of order: the walk remembers
+    /// the last element it went through, and must not start from it for an earlier one.
+    @Test func pathsOfContainersAskedForOutOfOrder() throws {
+        struct Kept: Decodable {
+            let paths: [String]
+            init(from decoder: any Decoder) throws {
+                var unkeyed = try decoder.unkeyedContainer()
+                var containers: [KeyedDecodingContainer<AnyKey>] = []
+                while !unkeyed.isAtEnd { containers.append(try unkeyed.nestedContainer(keyedBy: AnyKey.self)) }
+                paths = (containers.reversed() + [containers[3], containers[1], containers[4], containers[0]]).map {
+                    JSONTapeCodingPathTests.describe($0.codingPath)
+                }
+            }
+        }
+        let kept = try JSON.decode(Kept.self, from: Data(#"[{"a":[1,2]},{},{"b":{"c":3}},{"d":4},{}]"#.utf8))
+        #expect(kept.paths == ["Index 4", "Index 3", "Index 2", "Index 1", "Index 0", "Index 3", "Index 1", "Index 4", "Index 0"])
+    }
+
+    /// The same, each element's decoder a decoder of its own.
     @Test func pathsOfElementsAskedForOutOfOrder() throws {
         struct Kept: Decodable {
             let decoders: [any Decoder]
@@ -168,6 +185,20 @@ import Testing
             }
             return node(0, 0)
         }
+    }
+
+    /// An object whose hint slot an object inside it takes, leaving there a hint to a key that
+    /// is spelled like the outer object's next one: the outer object must not take it.
+    @Test func aHintLeftByAnotherObjectIsNotTaken() throws {
+        struct Outer: Decodable { let child: Child; let value: Int }
+        struct Child: Decodable { let pad: [Int]; let inner: Inner }
+        struct Inner: Decodable { let a: Int }
+        // Outer is entry 0; with 58 numbers of padding, Inner is entry 64, the same slot.
+        let padding = Array(repeating: "0", count: JSONTapeKeyHints.slotCount - 6).joined(separator: ",")
+        let text = #"{"child": {"pad": [\#(padding)], "inner": {"a": 1, "value": 99}}, "value": 2}"#
+        let outer = try JSON.decode(Outer.self, from: Data(text.utf8))
+        #expect(outer.child.inner.a == 1)
+        #expect(outer.value == 2)
     }
 
     @Test func keysAreFoundWhenNestedObjectsTakeTheirHintSlots() throws {
