@@ -47,8 +47,41 @@ enum JSONDoubleParsing {
             let scaled = exponent < 0 ? value / exactPowersOfTen[-exponent] : value * exactPowersOfTen[exponent]
             return negative ? -scaled : scaled
         }
+        #if arch(x86_64) && !os(Windows)
+        // The 17-digit decimals that printing a Double writes, with Float80 as the wider type.
+        if overflowDigits == 0, abs(exponent) < exactExtendedPowersOfTen.count,
+           let value = extendedPath(significand, exponent) {
+            return negative ? -value : value
+        }
+        #endif
         return slowPath(bytes)
     }
+
+    #if arch(x86_64) && !os(Windows)
+    /// 10^0 … 10^27 as `Float80`: exact, since 5^27 fits its 64-bit significand.
+    private static let exactExtendedPowersOfTen: [Float80] = (0...27).map { exponent in
+        var power: Float80 = 1
+        for _ in 0..<exponent { power *= 10 }
+        return power
+    }
+
+    /// `significand` × 10^`exponent` (a significand of at most 19 digits, so exact in a `Float80`,
+    /// and an exact power of ten) rounded once to `Float80`, then to `Double`; `nil` when rounding
+    /// twice could differ from rounding once.
+    ///
+    /// The `Float80` result is within half of its last place of the exact value. Rounding it to
+    /// 53 bits gives the correctly rounded `Double` unless it lands exactly on a midpoint between
+    /// two `Double`s (its 11 bits beyond the `Double`'s are `1000_0000_000`): a midpoint lies on
+    /// the `Float80` grid, so no midpoint can lie strictly between the exact value and a result
+    /// that is not one. In that one case the C library decides.
+    @inline(__always)
+    private static func extendedPath(_ significand: UInt64, _ exponent: Int) -> Double? {
+        let value = Float80(significand)
+        let scaled = exponent < 0 ? value / exactExtendedPowersOfTen[-exponent] : value * exactExtendedPowersOfTen[exponent]
+        guard scaled.significandBitPattern & 0x7FF != 0x400 else { return nil }
+        return Double(scaled)
+    }
+    #endif
 
     /// The exponent written from `index` on (`e` or `E`, a sign, digits), saturated far beyond
     /// any `Double`; 0 when the number ends before `index`.
