@@ -48,13 +48,7 @@ import Testing
         }
     }
 
-    struct AnyKey: CodingKey {
-        let stringValue: String
-        let intValue: Int? = nil
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    typealias AnyKey = JSONValueDecoderTests.AnyKey
 
     static let snakeText = """
         {"root_list": [{"the_leaves": [{"leaf_value": 1}, {"leaf_value": 2}], "branch_name": "a"},

@@ -151,11 +151,6 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         JSONTapeStrings.make(writtenBytes(index), flags: tape[index].flags)
     }
 
-    /// Whether the key entry at `index` spells `key`.
-    func key(at index: Int, is key: String) -> Bool {
-        JSONTapeStrings.equals(writtenBytes(index), hasEscapes: tape[index].flags & JSONTapeEntry.hasEscapes != 0, key)
-    }
-
     // MARK: - The engine
 
     func leaf(_ index: Int) -> JSON {
