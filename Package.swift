@@ -24,9 +24,11 @@ let package = Package(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
+        // The JSON parser's string scan and UTF-8 check, sixteen bytes at a time on x86_64.
+        .target(name: "CJSONScan"),
         .target(
             name: "HotPotato",
-            dependencies: ["CCurl"],
+            dependencies: ["CCurl", "CJSONScan"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
@@ -43,7 +45,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HotPotatoTests",
-            dependencies: ["HotPotato", "hotpotato-probe", "potato"],
+            dependencies: ["HotPotato", "CJSONScan", "hotpotato-probe", "potato"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -1,9 +1,13 @@
+import CJSONScan
 import Foundation
 
 /// What scanning a string found out about it.
 struct StringFlags {
     var hasEscape = false
     var hasNonASCII = false
+    /// Some bytes were not shown to be valid UTF-8 by the scan (see `hp_json_scan_string`): they
+    /// are checked when the string is made or checked, which also finds the first bad byte.
+    var needsUTF8Check = false
     /// The bytes ran out right after a backslash.
     var endsInEscape = false
 
@@ -17,35 +21,22 @@ extension IncrementalJSONParser {
     // MARK: - Strings
 
     /// Finds the closing quote of a string whose contents start at `start`. Returns its index, or
-    /// `nil` when the bytes end first. Rejects unescaped control characters.
+    /// `nil` when the bytes end first. Rejects unescaped control characters. The bytes between
+    /// escapes are checked as UTF-8 on the way where the CPU has a vector unit; `flags` says when
+    /// they still need checking.
     mutating func scanString(
         _ base: UnsafePointer<UInt8>, from start: Int, end: Int, origin: Int64, flags: inout StringFlags
     ) throws -> Int? {
         var index = start
-        var high: UInt64 = 0
         while true {
-            // Eight bytes at a time until one of them is a quote, a backslash or a control byte;
-            // then straight to the first such byte (the lowest flag of each mask is exact).
-            while index + 8 <= end {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                let quote = Self.zeroByteMask(word ^ 0x2222_2222_2222_2222)
-                let backslash = Self.zeroByteMask(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-                let control = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
-                let special = quote | backslash | control
-                if special != 0 {
-                    let skipped = special.trailingZeroBitCount >> 3
-                    high |= skipped == 0 ? 0 : word & (UInt64.max >> (64 - 8 * skipped))
-                    index += skipped
-                    break
-                }
-                high |= word
-                index += 8
-            }
-            guard index < end else { break }
+            var found: UInt32 = 0
+            index += hp_json_scan_string(base + index, end - index, &found)
+            guard index < end else { return nil }
+            if found & HP_JSON_SCAN_NON_ASCII != 0 { flags.hasNonASCII = true }
+            if found & HP_JSON_SCAN_UNCHECKED != 0 { flags.needsUTF8Check = true }
             let byte = base[index]
             switch byte {
             case UInt8(ascii: "\""):
-                if high & 0x8080_8080_8080_8080 != 0 { flags.hasNonASCII = true }
                 return index
             case UInt8(ascii: "\\"):
                 flags.hasEscape = true
@@ -54,14 +45,10 @@ extension IncrementalJSONParser {
                     return nil
                 }
                 index += 2
-            case 0x00..<0x20:
-                throw syntaxError("Unescaped control character \(Self.describe(byte)) in a string", at: origin + Int64(index))
             default:
-                if byte >= 0x80 { flags.hasNonASCII = true }
-                index += 1
+                throw syntaxError("Unescaped control character \(Self.describe(byte)) in a string", at: origin + Int64(index))
             }
         }
-        return nil
     }
 
     /// The string between `start` and `end` (exclusive), escapes decoded, UTF-8 checked. A string
@@ -72,13 +59,13 @@ extension IncrementalJSONParser {
         // Escapes are ASCII and decode to whole characters (unpaired surrogates are rejected), so
         // checking the written bytes checks the decoded ones.
         if !flags.hasEscape {
-            if flags.hasNonASCII {
+            if flags.needsUTF8Check {
                 try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
             }
             return UTF8Validation.string(checked: UnsafeBufferPointer(start: base + start, count: end - start), isASCII: !flags.hasNonASCII)
         }
         try unescape(base, from: start, to: end, origin: origin)
-        if flags.hasNonASCII {
+        if flags.needsUTF8Check {
             try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
         }
         return scratch.withUnsafeBufferPointer { decoded in
@@ -90,13 +77,13 @@ extension IncrementalJSONParser {
     /// would, without making it.
     mutating func checkString(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: StringFlags, origin: Int64) throws {
         if !flags.hasEscape {
-            if flags.hasNonASCII {
+            if flags.needsUTF8Check {
                 try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
             }
             return
         }
         try checkEscapes(base, from: start, to: end, origin: origin)
-        if flags.hasNonASCII {
+        if flags.needsUTF8Check {
             try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
         }
     }

@@ -1,0 +1,30 @@
+// CJSONScan: the inner loop of HotPotato's JSON string scanning, vectorised where the CPU allows.
+//
+// One pass over a string's bytes finds the first byte that ends a run of plain string content (a
+// quote, a backslash or an unescaped control character) and, on the way, checks the bytes before
+// it as strict UTF-8 (Unicode table 3-7: no overlong forms, no surrogates, nothing past
+// U+10FFFF). On x86_64 with SSSE3 sixteen bytes are scanned and checked at a time; elsewhere the
+// bytes are only scanned, and the caller checks any that are not ASCII itself.
+
+#ifndef HOTPOTATO_CJSONSCAN_H
+#define HOTPOTATO_CJSONSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// A byte above 0x7F comes before the stop.
+#define HP_JSON_SCAN_NON_ASCII 1u
+/// The bytes before the stop were not shown to be valid UTF-8: they are not, or were not checked
+/// (no vector unit). The caller checks them itself, which also finds where the first bad byte is.
+#define HP_JSON_SCAN_UNCHECKED 2u
+
+/// Scans `bytes[0..<count]` for the first quote ('"'), backslash or byte below 0x20 and returns its
+/// index, or `count` when there is none. ORs HP_JSON_SCAN_* bits into `*flags` for the bytes before
+/// the returned index. When the index is `count`, only the index is meaningful (a sequence may be
+/// cut at the end of the bytes).
+size_t hp_json_scan_string(const uint8_t *bytes, size_t count, uint32_t *flags);
+
+/// 1 when hp_json_scan_string checks UTF-8 itself (a vector unit was found), 0 when it only scans.
+int hp_json_scan_checks_utf8(void);
+
+#endif
