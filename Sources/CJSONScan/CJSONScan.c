@@ -22,27 +22,73 @@ static inline int is_special(uint8_t byte) {
     return byte == '"' || byte == '\\' || byte < 0x20;
 }
 
+static inline int hex_digit(uint8_t byte) {
+    if (byte >= '0' && byte <= '9') return byte - '0';
+    byte |= 0x20;
+    if (byte >= 'a' && byte <= 'f') return byte - 'a' + 10;
+    return -1;
+}
+
+/// The four hexadecimal digits at `bytes`, or -1.
+static inline int32_t hex4(const uint8_t *bytes) {
+    int32_t value = 0;
+    for (int index = 0; index < 4; index++) {
+        int digit = hex_digit(bytes[index]);
+        if (digit < 0) return -1;
+        value = value << 4 | digit;
+    }
+    return value;
+}
+
+/// The length of the valid escape at `bytes` (a backslash; `count` bytes are readable), or 0 when
+/// it is invalid or cut by the end of the bytes: left to the caller, which reports it exactly.
+static size_t escape_length(const uint8_t *bytes, size_t count) {
+    if (count < 2) return 0;
+    switch (bytes[1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 2;
+    case 'u': {
+        if (count < 6) return 0;
+        int32_t value = hex4(bytes + 2);
+        if (value < 0 || (value >= 0xDC00 && value <= 0xDFFF)) return 0;
+        if (value < 0xD800 || value > 0xDBFF) return 6;
+        // A high surrogate: only with a low one right after it.
+        if (count < 12 || bytes[6] != '\\' || bytes[7] != 'u') return 0;
+        int32_t low = hex4(bytes + 8);
+        return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
+    }
+    default:
+        return 0;
+    }
+}
+
 /// Eight bytes at a time where the byte order allows, then byte by byte. Leaves UTF-8 to the caller.
 static size_t scan_portable(const uint8_t *bytes, size_t count, uint32_t *flags) {
     size_t index = 0;
     uint8_t high = 0;
+    for (;;) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    while (index + 8 <= count) {
-        uint64_t word;
-        memcpy(&word, bytes + index, 8);
-        uint64_t quote = word ^ (0x22 * ones), backslash = word ^ (0x5C * ones);
-        // The lowest flag of each mask is exact (a borrow only marks bytes above a real match).
-        uint64_t special = ((quote - ones) & ~quote & highs) | ((backslash - ones) & ~backslash & highs)
-            | ((word - 0x20 * ones) & ~word & highs);
-        if (special != 0) break;
-        high |= (uint8_t)(((word & highs) != 0) << 7);
-        index += 8;
-    }
+        const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+        while (index + 8 <= count) {
+            uint64_t word;
+            memcpy(&word, bytes + index, 8);
+            uint64_t quote = word ^ (0x22 * ones), backslash = word ^ (0x5C * ones);
+            // The lowest flag of each mask is exact (a borrow only marks bytes above a real match).
+            uint64_t special = ((quote - ones) & ~quote & highs) | ((backslash - ones) & ~backslash & highs)
+                | ((word - 0x20 * ones) & ~word & highs);
+            if (special != 0) break;
+            high |= (uint8_t)(((word & highs) != 0) << 7);
+            index += 8;
+        }
 #endif
-    while (index < count && !is_special(bytes[index])) {
-        high |= bytes[index];
-        index += 1;
+        while (index < count && !is_special(bytes[index])) {
+            high |= bytes[index];
+            index += 1;
+        }
+        size_t length = index < count && bytes[index] == '\\' ? escape_length(bytes + index, count - index) : 0;
+        if (length == 0) break;
+        *flags |= HP_JSON_SCAN_ESCAPED;
+        index += length;
     }
     if (high & 0x80) *flags |= HP_JSON_SCAN_NON_ASCII | HP_JSON_SCAN_UNCHECKED;
     return index;
@@ -172,9 +218,18 @@ __attribute__((target("ssse3"))) static size_t scan_ssse3(const uint8_t *bytes, 
             input = _mm_or_si128(_mm_and_si128(input, keep), _mm_andnot_si128(keep, space));
             high |= _mm_movemask_epi8(input);
             check_block(input, previous, &error);
+            size_t at = index + stop;
+            size_t length = bytes[at] == '\\' ? escape_length(bytes + at, count - at) : 0;
+            if (length != 0) {
+                // A valid escape: on after it, with ASCII before (the escape's last byte).
+                *flags |= HP_JSON_SCAN_ESCAPED;
+                index = at + length;
+                previous = space;
+                continue;
+            }
             if (high) *flags |= HP_JSON_SCAN_NON_ASCII;
             if (_mm_movemask_epi8(_mm_cmpeq_epi8(error, _mm_setzero_si128())) != 0xFFFF) *flags |= HP_JSON_SCAN_UNCHECKED;
-            return index + stop;
+            return at;
         }
         if (last) return count;
         high |= _mm_movemask_epi8(input);
@@ -198,6 +253,10 @@ static int has_ssse3(void) {
 #endif
 
 // MARK: - Entry points
+
+size_t hp_json_scan_string_portable(const uint8_t *bytes, size_t count, uint32_t *flags) {
+    return scan_portable(bytes, count, flags);
+}
 
 size_t hp_json_scan_string(const uint8_t *bytes, size_t count, uint32_t *flags) {
 #if HP_SCAN_X86

@@ -8,6 +8,10 @@ struct StringFlags {
     /// Some bytes were not shown to be valid UTF-8 by the scan (see `hp_json_scan_string`): they
     /// are checked when the string is made or checked, which also finds the first bad byte.
     var needsUTF8Check = false
+    /// Some escape was not checked by the scan: the string's escapes are checked when it is
+    /// (``IncrementalJSONParser/checkString(_:from:to:flags:origin:)``), which also finds the first
+    /// bad one.
+    var needsEscapeCheck = false
     /// The bytes ran out right after a backslash.
     var endsInEscape = false
 
@@ -21,9 +25,9 @@ extension IncrementalJSONParser {
     // MARK: - Strings
 
     /// Finds the closing quote of a string whose contents start at `start`. Returns its index, or
-    /// `nil` when the bytes end first. Rejects unescaped control characters. The bytes between
-    /// escapes are checked as UTF-8 on the way where the CPU has a vector unit; `flags` says when
-    /// they still need checking.
+    /// `nil` when the bytes end first. Rejects unescaped control characters. Valid escapes are
+    /// checked on the way, and so, where the CPU has a vector unit, is UTF-8; `flags` says what
+    /// still needs checking.
     mutating func scanString(
         _ base: UnsafePointer<UInt8>, from start: Int, end: Int, origin: Int64, flags: inout StringFlags
     ) throws -> Int? {
@@ -34,12 +38,15 @@ extension IncrementalJSONParser {
             guard index < end else { return nil }
             if found & HP_JSON_SCAN_NON_ASCII != 0 { flags.hasNonASCII = true }
             if found & HP_JSON_SCAN_UNCHECKED != 0 { flags.needsUTF8Check = true }
+            if found & HP_JSON_SCAN_ESCAPED != 0 { flags.hasEscape = true }
             let byte = base[index]
             switch byte {
             case UInt8(ascii: "\""):
                 return index
             case UInt8(ascii: "\\"):
+                // An escape the scan left alone: invalid, or cut by the end of the bytes.
                 flags.hasEscape = true
+                flags.needsEscapeCheck = true
                 guard index + 1 < end else {
                     flags.endsInEscape = true
                     return nil
@@ -82,7 +89,9 @@ extension IncrementalJSONParser {
             }
             return
         }
-        try checkEscapes(base, from: start, to: end, origin: origin)
+        if flags.needsEscapeCheck {
+            try checkEscapes(base, from: start, to: end, origin: origin)
+        }
         if flags.needsUTF8Check {
             try validate(UnsafeRawBufferPointer(start: base + start, count: end - start), origin: origin + Int64(start))
         }
