@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # HotPotato's one test command. On a fresh Debian machine it installs what the tests need when it
 # is missing (nginx and openssl from apt, httpbin from PyPI), builds with warnings as errors, runs
-# every test against both engines (the tests start and stop their own servers on 127.0.0.1), runs
-# the memory-bound tests on their own, runs the concurrent transport suites under
+# every test against both engines (the tests start and stop their own servers on 127.0.0.1; the
+# CPU-bound suites in a pass of their own first), runs the memory-bound tests on their own, runs the concurrent transport suites under
 # ThreadSanitizer, runs a smoke of both benchmark harnesses (so they never rot) and checks the
 # handler microbenchmarks' malloc counts against their committed thresholds, and checks the DocC
 # catalog. Run it from anywhere: `./Tests/run-all.sh`.
@@ -68,8 +68,17 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 # A hung test process must fail the run, not stall it: each run gets a generous time limit.
 limit() { if command -v timeout >/dev/null 2>&1; then timeout --kill-after=30 "$@"; else shift; "$@"; fi; }
 
-say "Running the tests"
-limit 1800 swift test --skip-build
+# The suites that grind through exhaustive or random inputs run first, on their own: run beside
+# the transfer tests, their synchronous loops hold the cooperative threads (two on a 2-core
+# machine) for seconds, and tests that time a transfer or wait for a cancellation to reach the
+# server then measure the wait instead.
+cpu_bound_suites="JSONStringScanTests|UTF8ValidationTests|JSONChunkingTests|JSONDoubleParsingTests|JSONRandomDocumentTests"
+
+say "Running the CPU-bound suites on their own"
+limit 900 swift test --skip-build --filter "$cpu_bound_suites"
+
+say "Running the other tests"
+limit 1800 swift test --skip-build --skip "$cpu_bound_suites"
 
 say "Running the memory-bound tests on their own"
 HOTPOTATO_MEMORY_TESTS=1 limit 600 swift test --skip-build --filter MemoryBoundTests

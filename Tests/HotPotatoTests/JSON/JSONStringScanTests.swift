@@ -71,20 +71,27 @@ import Testing
             var flags: UInt32 = 0
             let stop = bytes.withUnsafeBufferPointer { scan($0.baseAddress, $0.count, &flags) }
             let unchecked = flags & HP_JSON_SCAN_UNCHECKED != 0
-            #expect(stop == expected, "\(label())")
-            guard stop < bytes.count else { continue }
-            #expect((flags & HP_JSON_SCAN_NON_ASCII != 0) == nonASCII, "\(label())")
-            #expect((flags & HP_JSON_SCAN_ESCAPED != 0) == escaped, "\(label())")
-            #expect(valid || unchecked, "invalid UTF-8 passed as valid: \(label())")
-            #expect(unchecked == (checksUTF8 ? !valid : nonASCII), "\(label())")
+            // Hundreds of thousands of cases: an issue is recorded only for a wrong one.
+            var wrong: [String] = []
+            if stop != expected { wrong.append("stopped at \(stop), not \(expected)") }
+            if stop < bytes.count {
+                if (flags & HP_JSON_SCAN_NON_ASCII != 0) != nonASCII { wrong.append("non-ASCII flag") }
+                if (flags & HP_JSON_SCAN_ESCAPED != 0) != escaped { wrong.append("escape flag") }
+                if !valid && !unchecked { wrong.append("invalid UTF-8 passed as valid") }
+                if unchecked != (checksUTF8 ? !valid : nonASCII) { wrong.append("unchecked flag") }
+            }
+            if !wrong.isEmpty {
+                Issue.record("\(checksUTF8 ? "vector" : "portable") scan of \(label()): \(wrong.joined(separator: ", "))")
+            }
         }
     }
 
     /// Scans `content` placed after `offset` ASCII bytes and followed by a quote and `trailing`
     /// more bytes.
     private func check(_ content: [UInt8], at offset: Int, trailing: Int = 0) {
-        let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: offset) + content + [UInt8(ascii: "\"")]
-            + [UInt8](repeating: UInt8(ascii: "b"), count: trailing)
+        var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: offset + content.count + 1 + trailing)
+        bytes.replaceSubrange(offset..<offset + content.count, with: content)
+        bytes[offset + content.count] = UInt8(ascii: "\"")
         check(bytes, "\(content.map { String($0, radix: 16) }) at \(offset)")
     }
 
@@ -123,10 +130,11 @@ import Testing
     }
 
     @Test func everyTwoBytePairAroundABlockEdge() {
+        // Two ASCII bytes are the other tests' business.
         for first in 0...255 {
-            for second in 0...255 {
+            for second in 0...255 where first >= 0x80 || second >= 0x80 {
                 let pair = [UInt8(first), UInt8(second)]
-                check(pair, at: 0)
+                if first >= 0x80 { check(pair, at: 0) }
                 check(pair, at: 14, trailing: 20)
                 check(pair, at: 15)
             }
