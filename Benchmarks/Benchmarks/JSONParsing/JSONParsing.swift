@@ -1,5 +1,6 @@
 // The JSON handler, and HotPotato's parser and decoder on a whole document, against
-// JSONSerialization and JSONDecoder on the same 8 MB document. (Benchmarks/Sources/JSONBench runs the
+// JSONSerialization and JSONDecoder on the same 8 MB document; many small decodings; reads of a
+// parsed document element by element. (Benchmarks/Sources/JSONBench runs the
 // 50 MB comparison with peak memory per candidate.)
 import Benchmark
 import BenchmarkFixtures
@@ -48,6 +49,28 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("JSONDecoder_Users_whole") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try JSONDecoder().decode([Fixtures.User].self, from: document))
+        }
+    }
+
+    // Many small decodings, as a stream of JSON Lines or many small responses make: what a
+    // decoding costs to set up shows here, not in the 8 MB document.
+    let small = Fixtures.jsonDocument(300)
+    Benchmark("HotPotato_decode_small_x1000") { benchmark in
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<1000 { blackHole(try JSON.decode([Fixtures.User].self, from: small)) }
+        }
+    }
+    Benchmark("JSONDecoder_decode_small_x1000") { benchmark in
+        let decoder = JSONDecoder()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<1000 { blackHole(try decoder.decode([Fixtures.User].self, from: small)) }
+        }
+    }
+    // Reading a parsed document element by element: each read is a decoding of its own.
+    let parsed = try! JSONDocument(parsing: Fixtures.jsonDocument(200_000))
+    Benchmark("JSONDocument_members_of_each_element") { benchmark in
+        for _ in benchmark.scaledIterations {
+            for element in parsed.arrayValue! { blackHole(element.members) }
         }
     }
 }

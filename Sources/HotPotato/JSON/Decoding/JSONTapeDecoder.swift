@@ -30,16 +30,24 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// to reach without retaining it; `nil` in that decoder itself.
     private let first: Unmanaged<JSONTapeDecoder>?
     /// Where each object's next key is most likely to be, shared by the decoders of the decoding
-    /// and freed with its first.
-    let keyHints: JSONTapeKeyHints
+    /// and freed with its first. Made when the first keyed container needs it, so that a decoding
+    /// that meets no object (a `JSONDocument`'s `arrayValue`, a number) does not pay for it.
+    var keyHints: JSONTapeKeyHints {
+        if let hints = hintTable { return hints }
+        let hints = JSONTapeKeyHints()
+        hintTable = hints
+        return hints
+    }
+    @exclusivity(unchecked) private var hintTable: JSONTapeKeyHints?
     /// The entry whose coding path is empty: where the decoding started.
     private(set) var root: Int
     /// The entry of the value being decoded now.
     private(set) var current: Int
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
     var convertedKeys: [JSONMemberName: String] = [:]
-    /// The key tables of the last objects that needed one (see ``lookup(for:)``).
-    var lookups = [(object: Int, table: [JSONMemberName: Int])?](repeating: nil, count: lookupSlots)
+    /// The key tables of the last objects that needed one (see ``lookup(for:)``); its slots are
+    /// made when the first table is.
+    var lookups: [(object: Int, table: [JSONMemberName: Int])?] = []
     static let lookupSlots = 16
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
@@ -62,7 +70,6 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     ) {
         scope = .open()
         first = nil
-        keyHints = JSONTapeKeyHints()
         self.tape = tape
         self.bytes = bytes
         self.strategies = strategies
@@ -76,7 +83,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     private init(sharing first: JSONTapeDecoder, at index: Int) {
         scope = first.scope
         self.first = first.owner
-        keyHints = first.keyHints
+        hintTable = first.keyHints
         tape = first.tape
         bytes = first.bytes
         strategies = first.strategies
