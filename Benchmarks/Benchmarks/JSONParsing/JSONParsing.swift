@@ -54,7 +54,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // Many small decodings, as a stream of JSON Lines or many small responses make: what a
     // decoding costs to set up shows here, not in the 8 MB document.
-    let small = Fixtures.jsonDocument(300)
+    let small = Fixtures.jsonDocument(300)  // two users, 542 bytes
     Benchmark("HotPotato_decode_small_x1000") { benchmark in
         for _ in benchmark.scaledIterations {
             for _ in 0..<1000 { blackHole(try JSON.decode([Fixtures.User].self, from: small)) }
