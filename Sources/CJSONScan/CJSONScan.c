@@ -11,12 +11,14 @@
 
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+// The run-time CPU check (__builtin_cpu_supports) needs the compiler runtime of clang or GCC on
+// Linux or Darwin.
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__)) && !defined(_WIN32)
 #define HP_SCAN_X86 1
 #include <immintrin.h>
 #endif
 
-// MARK: - Portable scan (no UTF-8 check)
+// MARK: - Escapes, and the portable scan (no UTF-8 check)
 
 static inline int is_special(uint8_t byte) {
     return byte == '"' || byte == '\\' || byte < 0x20;
