@@ -197,13 +197,6 @@ extension IncrementalJSONParser {
         }
     }
 
-    /// A byte mask with the high bit set in every byte of `word` that is zero (and possibly in
-    /// bytes above one that is: only whether it is zero overall is used).
-    @inline(__always)
-    static func zeroByteMask(_ word: UInt64) -> UInt64 {
-        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-    }
-
     // MARK: - Numbers
 
     /// Scans a number at `start`. Returns it and the index after it, or `nil` when the bytes end
