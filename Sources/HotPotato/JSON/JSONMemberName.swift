@@ -27,13 +27,31 @@ struct JSONMemberName: Hashable, Sendable {
     /// Whether `lhs` and `rhs` are the same name: the same UTF-8 bytes.
     @inline(__always)
     static func same(_ lhs: String, _ rhs: String) -> Bool {
-        withBytes(lhs) { left in
-            withBytes(rhs) { right in
-                guard left.count == right.count else { return false }
-                guard let first = left.baseAddress, let second = right.baseAddress else { return true }
-                return memcmp(first, second, left.count) == 0
+        withBytes(lhs) { left in withBytes(rhs) { right in same(left, right) } }
+    }
+
+    /// Whether the UTF-8 bytes `left` and `right` are the same name. Keys are short, so they are
+    /// compared here a word at a time rather than by a call to `memcmp`.
+    @inline(__always)
+    static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = left.count
+        guard count == right.count else { return false }
+        guard count > 0, let first = left.baseAddress, let second = right.baseAddress else { return true }
+        guard count <= 32 else { return memcmp(first, second, count) == 0 }
+        let one = UnsafeRawPointer(first)
+        let other = UnsafeRawPointer(second)
+        var offset = 0
+        while offset + 8 <= count {
+            if one.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != other.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
             }
+            offset += 8
         }
+        while offset < count {
+            if first[offset] != second[offset] { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// `string`'s UTF-8 bytes to `body`: native strings lend theirs without a copy (and without the

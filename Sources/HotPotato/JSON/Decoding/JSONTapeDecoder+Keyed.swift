@@ -110,7 +110,7 @@ extension JSONTapeDecoder {
             if tape[entry].flags & JSONTapeEntry.hasEscapes != 0 {
                 return JSONTapeStrings.equals(written, hasEscapes: true, wanted)
             }
-            return JSONTapeStrings.same(written, wanted)
+            return JSONMemberName.same(written, wanted)
         }
 
             var codingPath: [any CodingKey] { withDecoder { $0.path(object, adding: nil) } }

@@ -25,37 +25,13 @@ enum JSONTapeStrings {
 
     /// Whether the written bytes `bytes` spell the UTF-8 bytes `wanted`.
     static func equals(_ bytes: UnsafeBufferPointer<UInt8>, hasEscapes: Bool, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard hasEscapes else { return same(bytes, wanted) }
+        guard hasEscapes else { return JSONMemberName.same(bytes, wanted) }
         // Escapes only shorten: a written form shorter than the key cannot spell it.
         guard bytes.count >= wanted.count else { return false }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { buffer in
             let count = unescape(bytes, into: buffer.baseAddress!)
-            return same(UnsafeBufferPointer(start: buffer.baseAddress, count: count), wanted)
+            return JSONMemberName.same(UnsafeBufferPointer(start: buffer.baseAddress, count: count), wanted)
         }
-    }
-
-    /// Whether `left` and `right` hold the same bytes; keys are short, so they are compared here
-    /// a word at a time rather than by a call to `memcmp`.
-    @inline(__always)
-    static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = left.count
-        guard count == right.count else { return false }
-        guard count > 0, let first = left.baseAddress, let second = right.baseAddress else { return true }
-        guard count <= 32 else { return memcmp(first, second, count) == 0 }
-        let one = UnsafeRawPointer(first)
-        let other = UnsafeRawPointer(second)
-        var offset = 0
-        while offset + 8 <= count {
-            if one.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != other.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
-                return false
-            }
-            offset += 8
-        }
-        while offset < count {
-            if first[offset] != second[offset] { return false }
-            offset += 1
-        }
-        return true
     }
 
     /// Decodes the escapes of checked string bytes into `output`, which has room for
