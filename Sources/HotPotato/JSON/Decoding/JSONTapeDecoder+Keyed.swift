@@ -266,7 +266,6 @@ extension JSONTapeDecoder {
     /// - Throws: ``HotPotatoError`` for a key that repeats under
     ///   ``JSONParsingOptions/DuplicateKeyPolicy/reject``.
     func lookup(for object: Int) throws -> [JSONMemberName: Int] {
-        if lookups.isEmpty { lookups = .init(repeating: nil, count: Self.lookupSlots) }
         let slot = object & (Self.lookupSlots - 1)
         if let kept = lookups[slot], kept.object == object { return kept.table }
         let members = try self.members(of: object)!

@@ -45,9 +45,13 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     private(set) var current: Int
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
     var convertedKeys: [JSONMemberName: String] = [:]
-    /// The key tables of the last objects that needed one (see ``lookup(for:)``); its slots are
-    /// made when the first table is.
-    var lookups: [(object: Int, table: [JSONMemberName: Int])?] = []
+    /// The key tables of the last objects that needed one (see ``lookup(for:)``).
+    ///
+    /// Made up front, unlike ``keyHints``, although most decodings never use it: with the slots
+    /// made on first use, decoding the string-heavy benchmark document over and over took 19.2 k
+    /// page faults per run rather than 3.5 k (glibc then returned the freed strings' heap to the
+    /// system after each run) and about 20 % more cycles. See BENCHMARKS.md, "Page faults".
+    var lookups = [(object: Int, table: [JSONMemberName: Int])?](repeating: nil, count: lookupSlots)
     static let lookupSlots = 16
     /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
     @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
