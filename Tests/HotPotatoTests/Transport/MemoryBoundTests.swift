@@ -43,7 +43,7 @@ struct MemoryBoundTests {
         let url = nginx.url("big.bin")
         let bounded = try await offThePool { try Self.probe(url: url, delayMicroseconds: 100, highWaterMark: 8 * 1024 * 1024) }
         let unbounded = try await offThePool { try Self.probe(url: url, delayMicroseconds: 100, highWaterMark: Int.max) }
-        print("MemoryBoundTests: URLSession peak \(bounded.peakMiB) MiB with an 8 MiB high-water mark, \(unbounded.peakMiB) MiB without")
+        reportPeak("MemoryBoundTests: URLSession peak \(bounded.peakMiB) MiB with an 8 MiB high-water mark, \(unbounded.peakMiB) MiB without")
         #expect(bounded.bytes == NginxServer.bigFileSize)
         #expect(unbounded.bytes == NginxServer.bigFileSize)
         #expect(bounded.peakMiB < Self.urlSessionBoundMiB, "peak \(bounded.peakMiB) MiB with an 8 MiB high-water mark")
@@ -55,7 +55,7 @@ struct MemoryBoundTests {
         let nginx = try await TestServers.nginx()
         let url = nginx.url("big.bin")
         let result = try await offThePool { try Self.probe(url: url, delayMicroseconds: 100, highWaterMark: Int.max, engine: .curl) }
-        print("MemoryBoundTests: libcurl peak \(result.peakMiB) MiB")
+        reportPeak("MemoryBoundTests: libcurl peak \(result.peakMiB) MiB")
         #expect(result.bytes == NginxServer.bigFileSize)
         // No spilling, no high-water mark: the write callback waits for the handler, libcurl stops
         // reading, and TCP holds the rest on the server.
@@ -119,7 +119,7 @@ struct JSONStreamMemoryTests {
         for engine in allEngines {
             for delay in [0, 5] {
                 let result = try await offThePool { try Self.probe(url: nginx.url("items.json"), delayMicroseconds: delay, engine: engine) }
-                print("JSONStreamMemoryTests: \(engine), \(delay) µs per element: peak \(result.peakMiB) MiB")
+                reportPeak("JSONStreamMemoryTests: \(engine), \(delay) µs per element: peak \(result.peakMiB) MiB")
                 #expect(result.elements == count, "\(engine), \(delay) µs")
                 // A Foundation process with a session idles at about 35 MiB here; the document is
                 // 128 MiB. URLSession itself queues chunks ahead of its delegate at full speed: its
@@ -129,6 +129,12 @@ struct JSONStreamMemoryTests {
             }
         }
     }
+}
+
+/// Writes a measured peak to standard error, unbuffered, so that the run's log keeps it whether
+/// or not the test passes.
+func reportPeak(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
 /// Runs `hotpotato-probe` (built beside the test bundle) with `arguments` and returns the
