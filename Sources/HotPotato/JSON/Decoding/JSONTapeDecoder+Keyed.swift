@@ -36,7 +36,7 @@ extension JSONTapeDecoder {
             // A document holding an object is never empty.
             base = decoder.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
             last = decoder.end(of: object)
-            hint = decoder.keyHints.slot(for: object)
+            hint = decoder.hintSlot(for: object)
             scope = decoder.scope
             self.decoder = decoder.owner
             self.usesLookup = usesLookup

@@ -36,9 +36,21 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         if let hints = hintTable { return hints }
         let hints = JSONTapeKeyHints()
         hintTable = hints
+        hintSlots = hints.slots
         return hints
     }
     @exclusivity(unchecked) private var hintTable: JSONTapeKeyHints?
+    /// `hintTable`'s slots, once it is made: what every keyed container reads, without the
+    /// retain and release that reaching through the class reference cost (1 % more instructions
+    /// decoding the mixed benchmark document).
+    @exclusivity(unchecked) private var hintSlots: UnsafeMutablePointer<JSONTapeKeyHints.Hint>?
+
+    /// The key-hint slot of the object at `object`; makes the table on first use.
+    @inline(__always)
+    func hintSlot(for object: Int) -> UnsafeMutablePointer<JSONTapeKeyHints.Hint> {
+        if let slots = hintSlots { return slots + (object & (JSONTapeKeyHints.slotCount - 1)) }
+        return keyHints.slot(for: object)
+    }
     /// The entry whose coding path is empty: where the decoding started.
     private(set) var root: Int
     /// The entry of the value being decoded now.
@@ -87,7 +99,9 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     private init(sharing first: JSONTapeDecoder, at index: Int) {
         scope = first.scope
         self.first = first.owner
-        hintTable = first.keyHints
+        let hints = first.keyHints
+        hintTable = hints
+        hintSlots = hints.slots
         tape = first.tape
         bytes = first.bytes
         strategies = first.strategies
