@@ -48,7 +48,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// The key-hint slot of the object at `object`; makes the table on first use.
     @inline(__always)
     func hintSlot(for object: Int) -> UnsafeMutablePointer<JSONTapeKeyHints.Hint> {
-        if let slots = hintSlots { return slots + (object & (JSONTapeKeyHints.slotCount - 1)) }
+        if let slots = hintSlots { return JSONTapeKeyHints.slot(for: object, in: slots) }
         return keyHints.slot(for: object)
     }
     /// The entry whose coding path is empty: where the decoding started.

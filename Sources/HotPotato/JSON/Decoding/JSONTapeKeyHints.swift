@@ -30,6 +30,12 @@ final class JSONTapeKeyHints {
     /// The slot of the object at `object`.
     @inline(__always)
     func slot(for object: Int) -> UnsafeMutablePointer<Hint> {
-        slots + (object & (Self.slotCount - 1))
+        Self.slot(for: object, in: slots)
+    }
+
+    /// The slot of the object at `object` among `slots` (a table's ``slots``).
+    @inline(__always)
+    static func slot(for object: Int, in slots: UnsafeMutablePointer<Hint>) -> UnsafeMutablePointer<Hint> {
+        slots + (object & (slotCount - 1))
     }
 }
