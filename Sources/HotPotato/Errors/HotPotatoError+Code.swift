@@ -10,6 +10,7 @@ extension HotPotatoError {
             case malformedContentType, bodyTooLarge, emptyBody, undecodableText
             case unsupportedCharset, invalidJSON, keyPathNotFound, decodingFailed
             case conversionFailed, writeFailed, destinationExists, fileSystemError, resumeMismatch
+            case destinationBusy, malformedResponse, bufferingFailed
             case handlerFailed, truncatedBody, cancelled, invalidRequest
             case connectionRefused, hostNotFound, timedOut, connectionLost
             case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
@@ -81,6 +82,10 @@ extension HotPotatoError {
         /// partial bytes came with, or the partial file changed under it. The partial state is
         /// discarded, so trying again starts over. Sets `head` and `path`.
         public static let resumeMismatch = Code(.resumeMismatch)
+        /// Another download (in this process or another) is writing the partial file of this
+        /// resumable download's destination: only one writer at a time may hold it. Nothing was
+        /// changed; try again once the other download has finished. Sets `path`.
+        public static let destinationBusy = Code(.destinationBusy)
 
         // MARK: Handlers and transfers
 
@@ -89,6 +94,17 @@ extension HotPotatoError {
         /// The body ended before its declared `Content-Length`. Sets `limit` (the declared length)
         /// and `byteCount` (the bytes received).
         public static let truncatedBody = Code(.truncatedBody)
+        /// The response breaks HTTP in a way that makes its body untrustworthy: a `Content-Length`
+        /// that is not a single decimal number (or repeats of one), a `206 Partial Content` that
+        /// was not asked for or whose `Content-Range` is not the range asked for, more body bytes
+        /// than the range announced. Sets `head`, and `byteCount`/`limit` where counts disagree.
+        public static let malformedResponse = Code(.malformedResponse)
+        /// A slow handler fell behind the URLSession engine by more than
+        /// ``Session/Configuration/memoryHighWaterMark`` and the overflow could not be spilled to
+        /// a temporary file (an unwritable or full temporary directory): the call fails rather
+        /// than let memory grow past the bound. Sets `limit` (the high-water mark), `path` (the
+        /// temporary directory) and `underlying`.
+        public static let bufferingFailed = Code(.bufferingFailed)
         /// The call was cancelled (`Task` cancellation or an explicit `cancel()`).
         public static let cancelled = Code(.cancelled)
         /// The request could not be made as described (a URL that is not HTTP or HTTPS, a body
