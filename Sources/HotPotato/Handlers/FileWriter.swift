@@ -7,22 +7,34 @@ import FoundationNetworking
 /// whole body has arrived. Its content is the file's URL.
 ///
 /// How a download reaches the disk:
-/// 1. Once the response is accepted, a temporary file is created in the destination's directory
-///    (`.<name>.hotpotato-<random>.part`): exclusively, never through a symbolic link, with
-///    permissions 0600 so nobody else reads a half-written file.
+/// 1. Once the response is accepted, the body goes to a file private to this download in the
+///    destination's directory: on Linux an anonymous file (`O_TMPFILE`), which has no name until
+///    it is placed, so that even a crash or `SIGKILL` leaves nothing behind; elsewhere (or on a
+///    file system without anonymous files) `.<name>.hotpotato-<random>.part`, created
+///    exclusively, never through a symbolic link, and locked while it is written, so that a later
+///    download to the same place can remove one a crash left behind. Either way with permissions
+///    0600, so nobody else reads a half-written file.
 /// 2. Each chunk is written to it as it arrives.
 /// 3. When the body is complete, the file gets the usual permissions (0666 less the umask) and is
-///    moved into place atomically: with ``ExistingFilePolicy/fail`` (the default) only if nothing
-///    exists at the destination, with ``ExistingFilePolicy/replace`` over whatever is there.
+///    placed atomically: with ``ExistingFilePolicy/fail`` (the default) only if nothing exists
+///    at the destination, with ``ExistingFilePolicy/replace`` over whatever is there.
 ///
 /// On any failure — a rejected response, a write error, a truncated body, a cancellation — the
 /// temporary file is removed and a file already at the destination is left untouched. A rejected
 /// response creates nothing at all.
 ///
+/// A `206 Partial Content` is placed only when it is provably the whole file: the continuation a
+/// resumable download asked for (below), or the part the caller asked for with a `Range` header
+/// of their own. An unsolicited `206` fails with ``HotPotatoError/Code/malformedResponse``.
+/// (Driven without a request — ``ResponseDriver`` directly — a `206` is placed only when its
+/// `Content-Range` spans the whole resource.)
+///
 /// Errors: ``HotPotatoError/Code/destinationExists`` (checked at the head, before any byte is
 /// downloaded, and again when placing), ``HotPotatoError/Code/fileSystemError`` (a missing
 /// directory, a destination that is a directory, a temporary file that cannot be created),
-/// ``HotPotatoError/Code/writeFailed`` (no space, I/O error), each with ``HotPotatoError/path``.
+/// ``HotPotatoError/Code/writeFailed`` (no space, I/O error), each with ``HotPotatoError/path``;
+/// ``HotPotatoError/Code/malformedResponse``, ``HotPotatoError/Code/resumeMismatch`` and
+/// ``HotPotatoError/Code/destinationBusy`` as described here.
 ///
 /// Gating defaults: status `200...299`, any content type. A response with no body produces an
 /// empty file.
@@ -35,16 +47,33 @@ import FoundationNetworking
 /// The next resumable download to the same destination from the same URL asks for the rest
 /// (`Range: bytes=N-` with `If-Range: <validator>`, and `Accept-Encoding: identity` so that
 /// offsets count the bytes as stored) and:
-/// - appends only when the server answers `206` for exactly that range with the same validator;
+/// - appends only when the server answers `206` with exactly `Content-Range:
+///   bytes N-<total − 1>/<total>`, the same validator and no content coding; the file is placed
+///   only if exactly the range's bytes arrived and it then holds `total` bytes;
 /// - starts over cleanly on `200` (the resource changed, or the server ignores ranges);
-/// - completes at once on `416` when the partial file already holds the whole body;
-/// - otherwise fails with ``HotPotatoError/Code/resumeMismatch`` and discards the partial state,
-///   so that trying again starts over.
+/// - completes at once on `416` with `Content-Range: bytes */N`, N the partial file's size (the
+///   partial file already holds the whole body) — unless the caller made `416` an acceptable
+///   status, in which case the `416` is handled as any accepted response and the partial file is
+///   not placed;
+/// - otherwise (another range or validator, a content-coded `206`, any other `416`) fails with
+///   ``HotPotatoError/Code/resumeMismatch`` and discards the partial state, so that trying again
+///   starts over; more bytes than the range announced fail with
+///   ``HotPotatoError/Code/malformedResponse`` and discard it too.
 ///
-/// A rejected response (a `404`, a `503` …) leaves the partial state as it was. Without a
-/// validator, a download can still be interrupted and kept, but not continued: the next attempt
-/// starts over. When the request already has a `Range` header, or is not a `GET`, the writer
-/// does not resume.
+/// One download at a time owns a partial file: it holds an exclusive lock on it (`flock`) from
+/// the moment the request is made to the end. A second resumable download to the same
+/// destination, in this process or another, fails at once with
+/// ``HotPotatoError/Code/destinationBusy`` and changes nothing. A partial file or record that is
+/// not a regular file of the current user's with a single link (planted in a shared directory,
+/// a symbolic or hard link) is never trusted: it is removed and the download starts over; if it
+/// cannot be removed, the download runs without keeping a partial file.
+///
+/// A content-coded response (`Content-Encoding: gzip` …) is recorded without a validator, so
+/// that it is never continued: URLSession hands over decoded bytes whose offsets are not the
+/// ones a `Range` counts. A rejected response (a `404`, a `503` …) leaves the partial state as it
+/// was. Without a validator, a download can still be interrupted and kept, but not continued:
+/// the next attempt starts over. When the request already has a `Range` header, or is not a
+/// `GET`, the writer does not resume.
 open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// Where the file is placed.
     public let destination: URL
@@ -53,42 +82,72 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// Whether missing directories on the way to ``destination`` are created.
     public let createsIntermediateDirectories: Bool
     /// The number of body bytes written so far.
-    public private(set) var bytesWritten: Int64 = 0
-    /// The temporary file being written, while there is one.
-    public private(set) var temporaryURL: URL?
+    public internal(set) var bytesWritten: Int64 = 0
+    /// The named file being written, while there is one: the partial file of a resumable
+    /// download, or a `.part` file where anonymous files are not available; `nil` while the body
+    /// goes to an anonymous file.
+    public internal(set) var temporaryURL: URL?
     /// Whether an interrupted download is kept in ``partialFileURL`` to be continued (see
     /// "Resumable downloads" above).
     public let isResumable: Bool
     /// For a resumable download, the body offset at which this response continued the partial
     /// file; `0` when it started from the beginning.
-    public private(set) var resumedFrom: Int64 = 0
+    public internal(set) var resumedFrom: Int64 = 0
     /// Where a resumable download to ``destination`` keeps its partial file.
     public var partialFileURL: URL { Self.partialFileURL(for: destination) }
 
     /// Where a resumable download to `destination` keeps its partial file
     /// (`.<name>.hotpotato-partial` in the same directory, with its record beside it in
-    /// `.<name>.hotpotato-partial.json`).
+    /// `.<name>.hotpotato-partial.json`; a name too long for these suffixes is shortened, with a
+    /// hash of the whole name).
     public static func partialFileURL(for destination: URL) -> URL {
         PartialDownload(destination: destination.standardizedFileURL).dataURL
     }
 
-    /// Resuming, as decided when the request was made: the partial state and the offset asked for.
-    private typealias ResumePlan = (partial: PartialDownload, info: PartialDownload.Info?, offset: Int64)
-    private var resume: ResumePlan?
-    /// The URL of the request, recorded with the partial file.
-    private var requestURL: String?
-    /// A `416` answered a resumed request whose partial file already holds the whole body.
-    private var partialIsComplete = false
-    /// The placed file; nothing is cleaned up after it.
-    private var isPlaced = false
+    /// What the request asked for, as ``adapt(_:)`` saw it.
+    enum RequestedRange {
+        /// No `Range`: the whole resource.
+        case whole
+        /// The caller's own `Range` header.
+        case callersOwn
+        /// The rest of the partial file, from this offset.
+        case rest(from: Int64, info: PartialDownload.Info)
+    }
 
-    private var descriptor: Int32 = -1
+    /// Where the body is being written.
+    enum Output {
+        case partial
+        case anonymous
+        case named(URL)
+    }
+
+    /// `nil` until ``adapt(_:)`` runs (never, when driven without a request).
+    var requested: RequestedRange?
+    /// Whether this download keeps a partial file (resumable, a `GET` without a `Range` of the
+    /// caller's, and the partial file's name usable).
+    var wantsPartial: Bool
+    /// The locked partial file, while this download holds it.
+    var lease: PartialLease?
+    /// The URL of the request, recorded with the partial file.
+    var requestURL: String?
+    /// A `416` answered a resumed request whose partial file already holds the whole body.
+    var partialIsComplete = false
+    /// The partial state is not to be trusted any more: discard it on clean-up.
+    var discardsPartial = false
+    /// For a `206`: the bytes the range holds, and the file size it ends at.
+    var rangeLength: Int64?
+    var expectedFileSize: Int64?
+    /// The placed file; nothing is cleaned up after it.
+    var isPlaced = false
+
+    var output: Output?
+    var descriptor: Int32 = -1
     /// Small chunks are gathered here and written together: URLSession delivers 16 KiB at a time,
     /// and one `write(2)` per 256 KiB costs far less than sixteen.
     private var coalescing: UnsafeMutableRawBufferPointer?
     private var coalescedCount = 0
-    /// Bytes handed to `write(2)` so far.
-    private var bytesOnDisk: Int64 = 0
+    /// Bytes of the file handed to `write(2)` so far (including a resumed partial's).
+    var bytesOnDisk: Int64 = 0
     private static let coalescingCapacity = 256 * 1024
     /// Chunks at least this large are written as they are.
     private static let directWriteThreshold = 64 * 1024
@@ -115,123 +174,39 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         self.existingFilePolicy = existingFilePolicy
         self.createsIntermediateDirectories = createIntermediateDirectories
         self.isResumable = resumable
+        wantsPartial = resumable
         super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
     }
 
-    func adapt(_ request: inout URLRequest) {
-        guard isResumable else { return }
-        guard (request.httpMethod ?? "GET").uppercased() == "GET", request.value(forHTTPHeaderField: "Range") == nil else {
-            return
-        }
-        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        }
-        requestURL = request.url?.absoluteString
-        let partial = PartialDownload(destination: destination)
-        guard let info = partial.loadInfo(), info.url == requestURL, let validator = info.validator,
-              let size = partial.dataSize(), size > 0 else {
-            resume = (partial, nil, 0)
-            return
-        }
-        request.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
-        request.setValue(validator, forHTTPHeaderField: "If-Range")
-        resume = (partial, info, size)
-    }
-
     /// Accepts, for a resumed request, the `416` that says the partial file already holds the
-    /// whole body; otherwise gates as ``SelectiveDiscarder`` does.
+    /// whole body; any other `416` to a resumed request discards the partial state and fails with
+    /// ``HotPotatoError/Code/resumeMismatch``. Otherwise gates as ``SelectiveDiscarder`` does.
     open override func validate(_ head: ResponseHead) throws {
-        if let resume, resume.offset > 0, head.status == 416 {
-            let contentRange = ContentRange(parsing: head.headers["Content-Range"])
-            if contentRange?.range == nil, contentRange?.completeLength == resume.offset {
-                return
-            }
+        if case .rest(let offset, _) = requested, head.status == 416, !acceptsStatus(416) {
+            if Self.isCompletion(head, of: offset) { return }
+            discardsPartial = true
+            throw resumeMismatch(head, offset: offset, "a 416 with \(Self.describeRange(head))")
         }
         try super.validate(head)
     }
 
-    /// Gates the response, checks the destination, and creates the temporary file.
+    /// Gates the response, checks the destination, and opens the file the body goes to.
     open override func prepare(for head: ResponseHead) throws {
         try super.prepare(for: head)
-        let path = destination.path
-        guard destination.isFileURL, !destination.lastPathComponent.isEmpty, path != "/" else {
-            throw fileError(.fileSystemError, "The destination \(destination) is not a file URL.", path: path)
-        }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue {
-                throw fileError(.fileSystemError, "The destination \(path) is a directory.", path: path)
-            }
-            if existingFilePolicy == .fail {
-                throw fileError(.destinationExists, "A file already exists at \(path).", path: path)
-            }
-        }
-        let directory = destination.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
-            guard createsIntermediateDirectories else {
-                throw fileError(
-                    .fileSystemError, "The directory \(directory.path) does not exist.", path: directory.path,
-                    underlying: POSIXError(.ENOENT))
-            }
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw fileError(
-                    .fileSystemError, "Creating the directory \(directory.path) failed.", path: directory.path,
-                    underlying: error)
-            }
-        }
-        if let resume {
-            try openPartialFile(for: head, resume: resume)
+        let directory = try checkDestination()
+        if wantsPartial && lease == nil { try takePartial() }
+        if case .rest(let offset, _) = requested, head.status == 416, !acceptsStatus(416) {
+            try continuePartial(at: offset, complete: true)
+        } else if head.status == 206 {
+            try acceptPartialContent(head, in: directory)
+        } else if wantsPartial, lease != nil, (200..<300).contains(head.status) {
+            try startPartialOver(head)
         } else {
             try createTemporaryFile(in: directory)
         }
     }
 
-    /// Continues the partial file when the response is the rest of it, or starts it over.
-    private func openPartialFile(for head: ResponseHead, resume: ResumePlan) throws {
-        let partial = resume.partial
-        if resume.offset > 0, let info = resume.info, head.status == 416 || head.status == 206 {
-            let contentRange = ContentRange(parsing: head.headers["Content-Range"])
-            let continues = head.status == 416
-                || (contentRange?.range?.lowerBound == resume.offset && PartialDownload.head(head, matches: info))
-            guard continues else {
-                partial.discard()
-                throw fileError(
-                    .resumeMismatch,
-                    "The server answered HTTP \(head.status) with \(head.headers["Content-Range"].map { "Content-Range \($0)" } ?? "no Content-Range")"
-                        + " and validator \(head.headers["ETag"] ?? head.headers["Last-Modified"] ?? "none"), which does not continue"
-                        + " the \(resume.offset) bytes of \(partial.dataURL.path); they were discarded, so the next attempt starts over.",
-                    path: partial.dataURL.path)
-            }
-            do {
-                descriptor = try partial.openForAppending(expectedSize: resume.offset)
-            } catch {
-                partial.discard()
-                throw fileError(
-                    .resumeMismatch, "The partial file \(partial.dataURL.path) changed during the request; it was discarded.",
-                    path: partial.dataURL.path, underlying: error)
-            }
-            temporaryURL = partial.dataURL
-            resumedFrom = resume.offset
-            partialIsComplete = head.status == 416
-            bytesOnDisk = resume.offset
-            return
-        }
-        do {
-            // Emptied first, recorded second: a crash in between leaves an empty file, which is
-            // never resumed, rather than old bytes under a new validator.
-            descriptor = try partial.openEmptied()
-            temporaryURL = partial.dataURL
-            try partial.saveInfo(PartialDownload.info(for: head, url: requestURL))
-        } catch {
-            throw fileError(
-                .fileSystemError, "Creating the partial file \(partial.dataURL.path) failed: \(error)",
-                path: partial.dataURL.path, underlying: error)
-        }
-    }
-
-    /// Writes the chunk to the temporary file, or throws ``HotPotatoError/Code/writeFailed``.
+    /// Writes the chunk to the file, or throws ``HotPotatoError/Code/writeFailed``.
     ///
     /// Chunks under 64 KiB are gathered into writes of up to 256 KiB; a write error may therefore
     /// surface on a later chunk or in ``finish()``, with the offset of the first byte not written.
@@ -239,6 +214,17 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         if partialIsComplete { return }
         guard descriptor >= 0 else {
             throw fileError(.writeFailed, "The file is not open for writing.", path: temporaryURL?.path)
+        }
+        if let rangeLength, chunk.count > rangeLength - bytesWritten {
+            discardsPartial = true
+            var error = HotPotatoError(
+                .malformedResponse,
+                reason: "The server sent more than the \(rangeLength) bytes its Content-Range announced; "
+                    + "the partial state was discarded.",
+                head: head)
+            error.limit = rangeLength
+            error.byteCount = bytesWritten + Int64(chunk.count)
+            throw error
         }
         try chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             if bytes.count >= Self.directWriteThreshold {
@@ -256,7 +242,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     }
 
     /// Writes the gathered small chunks, if any.
-    private func flush() throws {
+    func flush() throws {
         guard coalescedCount > 0, let buffer = coalescing else { return }
         let count = coalescedCount
         coalescedCount = 0
@@ -269,14 +255,14 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         } catch {
             var failure = fileError(
                 .writeFailed, "Writing to \(temporaryURL?.path ?? destination.path) failed: \(error)",
-                path: temporaryURL?.path, underlying: error)
+                path: temporaryURL?.path ?? destination.path, underlying: error)
             failure.byteOffset = bytesOnDisk
             throw failure
         }
         bytesOnDisk += Int64(bytes.count)
     }
 
-    private func releaseBuffer() {
+    func releaseBuffer() {
         coalescing?.deallocate()
         coalescing = nil
         coalescedCount = 0
@@ -284,80 +270,54 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
 
     deinit {
         coalescing?.deallocate()
+        if descriptor >= 0, lease?.descriptor != descriptor { _ = try? POSIXFile.close(descriptor) }
     }
 
-    /// Closes the temporary file and moves it to ``destination``; returns the destination URL.
+    /// Checks that the whole file arrived, then places it at ``destination``; returns the
+    /// destination URL.
     open override func finish() throws -> URL {
-        guard let temporary = temporaryURL, descriptor >= 0 else {
+        guard output != nil, descriptor >= 0 else {
             throw fileError(.fileSystemError, "There is no downloaded file to place.", path: destination.path)
         }
         try flush()
         releaseBuffer()
-        let fd = descriptor
-        descriptor = -1
-        do {
-            try POSIXFile.setMode(fd, POSIXFile.regularFileMode)
-            try POSIXFile.close(fd)
-        } catch {
-            throw fileError(.writeFailed, "Finishing \(temporary.path) failed: \(error)", path: temporary.path, underlying: error)
-        }
-        do {
-            switch existingFilePolicy {
-            case .replace: try POSIXFile.rename(temporary.path, to: destination.path)
-            case .fail: try POSIXFile.renameNoReplace(temporary.path, to: destination.path)
-            }
-        } catch let error as POSIXError where error.code == .EEXIST {
-            throw fileError(.destinationExists, "A file appeared at \(destination.path) during the download.", path: destination.path)
-        } catch {
-            throw fileError(
-                .fileSystemError, "Moving the download to \(destination.path) failed: \(error)",
-                path: destination.path, underlying: error)
-        }
-        temporaryURL = nil
+        try checkCompleteness()
+        try place()
         isPlaced = true
-        if let resume { POSIXFile.remove(resume.partial.infoURL.path) }
+        lease?.release()
+        lease = nil
         return destination
     }
 
     /// Closes and removes the temporary file, if any; a resumable download writes what it holds
-    /// and keeps its partial file. The destination is never touched.
+    /// and keeps its partial file (unless it was found untrustworthy, or holds nothing). The
+    /// destination is never touched.
     open override func cleanUp() {
-        let keepsPartialFile = resume != nil && !isPlaced
-        if keepsPartialFile && descriptor >= 0 { try? flush() }
+        let keepsPartial: Bool
+        if case .partial = output { keepsPartial = !isPlaced && !discardsPartial } else { keepsPartial = false }
+        if keepsPartial && descriptor >= 0 { try? flush() }
         releaseBuffer()
         if descriptor >= 0 {
-            try? POSIXFile.close(descriptor)
+            if lease?.descriptor != descriptor { _ = try? POSIXFile.close(descriptor) }
             descriptor = -1
         }
-        if let temporary = temporaryURL, !keepsPartialFile {
-            POSIXFile.remove(temporary.path)
-        }
+        if case .named(let url) = output { POSIXFile.remove(url.path) }
+        output = nil
         temporaryURL = nil
-    }
-
-    private func createTemporaryFile(in directory: URL) throws {
-        var lastError: (any Error)?
-        for _ in 0..<16 {
-            let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            let name = ".\(destination.lastPathComponent).hotpotato-\(random).part"
-            let candidate = directory.appendingPathComponent(name)
-            do {
-                descriptor = try POSIXFile.createExclusive(candidate.path)
-                temporaryURL = candidate
-                return
-            } catch let error as POSIXError where error.code == .EEXIST {
-                lastError = error
-            } catch {
-                lastError = error
-                break
-            }
+        if let lease {
+            let partial = PartialDownload(destination: destination)
+            if discardsPartial || (!isPlaced && lease.currentSize() == 0) { partial.discard() }
+            lease.release()
+            self.lease = nil
         }
-        throw fileError(
-            .fileSystemError, "Creating a temporary file in \(directory.path) failed: \(lastError.map { "\($0)" } ?? "")",
-            path: directory.path, underlying: lastError)
     }
 
-    private func fileError(
+    /// Whether the handler's gate accepts `status` (an empty set accepts all).
+    func acceptsStatus(_ status: Int) -> Bool {
+        acceptableStatusCodes.isEmpty || acceptableStatusCodes.contains(status)
+    }
+
+    func fileError(
         _ code: HotPotatoError.Code, _ reason: String, path: String?, underlying: (any Error)? = nil
     ) -> HotPotatoError {
         var error = HotPotatoError(code, reason: reason, head: head, underlying: underlying)

@@ -7,5 +7,6 @@ import FoundationNetworking
 /// ``FileWriter`` asks for the rest of its partial file with `Range` and `If-Range`.
 protocol RequestAdapting: AnyObject {
     /// Called once, before the request is sent, with the request as the engine will send it.
-    func adapt(_ request: inout URLRequest)
+    /// Throwing fails the call with that error before anything is sent.
+    func adapt(_ request: inout URLRequest) throws(HotPotatoError)
 }

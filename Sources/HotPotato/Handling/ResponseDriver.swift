@@ -11,7 +11,9 @@ import Foundation
 ///   never parsed or written: the driver keeps reading up to ``errorBodyLimit`` bytes of it into
 ///   the error's ``HotPotatoError/errorBody``, then asks the transport to stop;
 /// - a body shorter than its `Content-Length` fails with
-///   ``HotPotatoError/Code/truncatedBody``;
+///   ``HotPotatoError/Code/truncatedBody``, and a `Content-Length` that is not one decimal number
+///   (see ``ResponseHead/contentLength``) with ``HotPotatoError/Code/malformedResponse`` before
+///   the handler sees the head;
 /// - once the outcome is known, further chunks are ignored.
 ///
 /// Each feeding method returns whether the transport should keep reading. When it returns
@@ -63,6 +65,14 @@ public final class ResponseDriver<Handler: ContentHandler> {
     public func receive(head: ResponseHead) -> Bool {
         guard case .awaitingHead = state else { return !isComplete }
         self.head = head
+        if head.hasMalformedContentLength {
+            let values = head.headers.values(for: "Content-Length").map { "\"\($0)\"" }.joined(separator: ", ")
+            fail(with: attachHead(to: HotPotatoError(
+                .malformedResponse,
+                reason: "The response's Content-Length \(values) is not one decimal number, so where its body ends "
+                    + "cannot be known.")))
+            return false
+        }
         do {
             try handler.prepare(for: head)
             state = .streaming

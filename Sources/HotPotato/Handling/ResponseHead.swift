@@ -35,16 +35,24 @@ public struct ResponseHead: Sendable, Hashable {
 
     /// The declared body length from `Content-Length`, or `nil` when absent or invalid.
     ///
-    /// Several identical values (a list, or repeated fields) count as one; differing values or
-    /// anything but digits give `nil`, as RFC 9110 asks.
+    /// Parsed strictly, as RFC 9110 asks: ASCII digits only (no sign, space inside, exponent or
+    /// fraction), a value that fits in `Int64`, and several identical values (a list, or repeated
+    /// fields) count as one. Anything else gives `nil`, and ``hasMalformedContentLength`` tells
+    /// that apart from an absent header. (libcurl alone would read `1e3` as 1 and skip a value
+    /// too large for it, letting a truncated body pass as complete.)
     public var contentLength: Int64? {
         let values = headers.values(for: "Content-Length")
-            .flatMap { $0.split(separator: ",") }
+            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
             .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let first = values.first, values.allSatisfy({ $0 == first }),
-              !first.isEmpty, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-        else { return nil }
-        return Int64(first)
+        guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
+        return ASCII.decimalInt64(first)
+    }
+
+    /// Whether the response has a `Content-Length` that does not parse (see ``contentLength``):
+    /// its body's length is unknowable, so ``ResponseDriver`` fails it with
+    /// ``HotPotatoError/Code/malformedResponse``.
+    public var hasMalformedContentLength: Bool {
+        headers.contains("Content-Length") && contentLength == nil
     }
 
     /// The `Content-Encoding` codings, lowercased (`["gzip"]`); empty when absent or `identity`.

@@ -41,4 +41,19 @@ enum ASCII {
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
+
+    /// A non-negative decimal number of ASCII digits only (no sign, space or exponent), or `nil`
+    /// when `text` is anything else or does not fit in `Int64`. For the sizes servers send.
+    static func decimalInt64<Text: StringProtocol>(_ text: Text) -> Int64? {
+        guard !text.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in text.utf8 {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(Int64(byte - 0x30))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return value
+    }
 }

@@ -50,7 +50,7 @@ extension Request {
         let call = Call(completion: transfer.completion, progress: progress.stream, cancel: { sink.cancel() })
         do {
             var urlRequest = try spec.makeURLRequest(defaults: configuration)
-            if let adapting = handler as? any RequestAdapting { adapting.adapt(&urlRequest) }
+            if let adapting = handler as? any RequestAdapting { try adapting.adapt(&urlRequest) }
             if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
                 // Both engines answer data: URLs the same way, without a network.
                 DataURL.deliver(url, method: spec.method, to: transfer)

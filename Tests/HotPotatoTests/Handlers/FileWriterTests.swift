@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import HotPotato
 
@@ -26,16 +29,34 @@ import Testing
         let driver = ResponseDriver(handler: writer)
         #expect(driver.receive(head: head(200)))
         #expect(driver.receive(Data("first half ".utf8)))
-        let temporary = try #require(writer.temporaryURL)
-        #expect(temporary.deletingLastPathComponent().standardizedFileURL == scratch.url.standardizedFileURL, "created beside the destination")
-        #expect(temporary.lastPathComponent.hasPrefix(".file.txt.hotpotato-"))
-        let attributes = try FileManager.default.attributesOfItem(atPath: temporary.path)
-        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        // On Linux an anonymous file in the destination's directory, with no name to leave behind;
+        // elsewhere a named one beside the destination.
+        let open = openDescriptors(under: scratch.url)
+        #expect(open.count == 1, "created beside the destination: \(open)")
+        if let temporary = writer.temporaryURL {
+            #expect(temporary.lastPathComponent.hasPrefix(".file.txt.hotpotato-"))
+            let attributes = try FileManager.default.attributesOfItem(atPath: temporary.path)
+            #expect(attributes[.posixPermissions] as? Int == 0o600)
+        } else {
+            #if os(Linux)
+            #expect(try scratch.entries().isEmpty, "an anonymous file has no name")
+            var status = stat()
+            #expect(stat("/proc/self/fd/" + (try Self.descriptor(of: open[0])), &status) == 0)
+            #expect(status.st_mode & 0o777 == 0o600)
+            #endif
+        }
         #expect(!FileManager.default.fileExists(atPath: destination.path), "nothing at the destination yet")
         #expect(driver.receive(Data("second half".utf8)))
         #expect(try driver.finish().get() == destination.standardizedFileURL)
         #expect(try String(contentsOf: destination, encoding: .utf8) == "first half second half")
-        #expect(!FileManager.default.fileExists(atPath: temporary.path))
+        #expect(try scratch.entries() == ["file.txt"])
+        #expect(openDescriptors(under: scratch.url).isEmpty)
+    }
+
+    /// The descriptor number through which this process holds `path` open.
+    static func descriptor(of path: String) throws -> String {
+        let entries = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        return try #require(entries.first { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path })
     }
 
     @Test func rejectedResponseCreatesNothing() throws {
@@ -73,7 +94,7 @@ import Testing
         let driver = ResponseDriver(handler: writer)
         driver.receive(head: head(200, contentLength: 1_000_000))
         for chunk in Chunking.sixteenKiB.split(patternedData(count: 500_000)) { driver.receive(chunk) }
-        #expect(try scratch.entries().count == 1, "the partial file exists while downloading")
+        #expect(openDescriptors(under: scratch.url).count == 1, "the temporary file is open while downloading")
         #expect(driver.fail(CancellationError()).failure?.code == .cancelled)
         #expect(try scratch.entries().isEmpty)
         #expect(openDescriptors(under: scratch.url).isEmpty)

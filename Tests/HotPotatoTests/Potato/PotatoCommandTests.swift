@@ -290,9 +290,12 @@ import Glibc
         try await offThePool {
             let process = try PotatoProcess(["get", url, "-o", destination.path, "-q"] + extra)
             let directory = destination.deletingLastPathComponent()
+            // The body goes to a named partial file, or to an anonymous one (O_TMPFILE) only the
+            // process's descriptors show.
             let reached = PotatoProcess.waitUntil {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
                 return names.contains { (fileSize(directory.appendingPathComponent($0)) ?? 0) >= bytes }
+                    || openFiles(ofProcess: String(process.identifier), under: directory).contains { $0.size >= bytes }
             }
             process.send(reached ? signal : SIGKILL)
             return try process.wait()

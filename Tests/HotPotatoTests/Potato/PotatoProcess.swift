@@ -21,10 +21,14 @@ struct PotatoProcess {
     private let errors = Pipe()
     private let collected = CollectedOutput()
 
-    /// Starts `potato` with `arguments` in `directory`.
-    init(_ arguments: [String], in directory: URL? = nil) throws {
+    /// Starts `potato` with `arguments` in `directory`, with `environment` added to this
+    /// process's.
+    init(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = output
         process.standardError = errors
@@ -39,6 +43,9 @@ struct PotatoProcess {
         collected.group.enter()
         Thread { collected.setError(errorHandle.readDataToEndOfFile()); collected.group.leave() }.start()
     }
+
+    /// The process's identifier.
+    var identifier: Int32 { process.processIdentifier }
 
     /// Sends `signal` to the process.
     func send(_ signal: Int32) {

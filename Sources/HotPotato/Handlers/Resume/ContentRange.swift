@@ -11,6 +11,21 @@ struct ContentRange: Equatable {
         self.completeLength = completeLength
     }
 
+    /// The number of bytes in ``range``, when there is a range (checked: never overflows).
+    var length: Int64? {
+        guard let range else { return nil }
+        let (difference, overflow) = range.upperBound.subtractingReportingOverflow(range.lowerBound)
+        guard !overflow, difference < Int64.max else { return nil }
+        return difference + 1
+    }
+
+    /// Whether this is exactly the rest of a resource from byte `offset`:
+    /// `bytes <offset>-<total − 1>/<total>`, with the total known.
+    func isRest(from offset: Int64) -> Bool {
+        guard let range, let completeLength else { return false }
+        return range.lowerBound == offset && range.upperBound == completeLength - 1
+    }
+
     init?(parsing header: String?) {
         guard let header else { return nil }
         let text = header.trimmingASCIIWhitespace()
@@ -22,7 +37,7 @@ struct ContentRange: Equatable {
         if lengthPart == "*" {
             completeLength = nil
         } else {
-            guard let length = Int64(lengthPart), length >= 0 else { return nil }
+            guard let length = ASCII.decimalInt64(lengthPart) else { return nil }
             completeLength = length
         }
         if rangePart == "*" {
@@ -30,7 +45,7 @@ struct ContentRange: Equatable {
             range = nil
         } else {
             let bounds = rangePart.split(separator: "-", omittingEmptySubsequences: false)
-            guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, first <= last else {
+            guard bounds.count == 2, let first = ASCII.decimalInt64(bounds[0]), let last = ASCII.decimalInt64(bounds[1]), first <= last else {
                 return nil
             }
             if let completeLength, last >= completeLength { return nil }

@@ -15,6 +15,14 @@ import Darwin
 /// - `.<name>.hotpotato-partial.json` — the URL it came from and the response's validator
 ///   (a strong `ETag`, else `Last-Modified`), written once the response is accepted and before
 ///   its first byte.
+///
+/// (For a name too long to add these suffixes to, `<name>` is shortened with a hash: see
+/// ``AuxiliaryFileName``.)
+///
+/// Both are trusted only when they are private to the current user (see
+/// ``POSIXFile/isPrivate(_:)``): a file planted by someone else in a shared directory, a symbolic
+/// link or a hard link is discarded, never appended to or read. One writer at a time holds the
+/// partial file, through an exclusive lock (``acquire()``).
 struct PartialDownload {
     /// What is recorded about the response the partial bytes came from.
     struct Info: Codable, Equatable {
@@ -26,68 +34,82 @@ struct PartialDownload {
         var validator: String? { etag ?? lastModified }
     }
 
+    /// The partial file is being written by another download; nothing was changed.
+    struct Busy: Error {}
+
     let dataURL: URL
     let infoURL: URL
 
     init(destination: URL) {
         let directory = destination.deletingLastPathComponent()
-        let name = ".\(destination.lastPathComponent).hotpotato-partial"
-        dataURL = directory.appendingPathComponent(name)
-        infoURL = directory.appendingPathComponent(name + ".json")
+        dataURL = directory.appendingPathComponent(
+            AuxiliaryFileName.name(for: destination.lastPathComponent, suffix: ".hotpotato-partial"))
+        infoURL = directory.appendingPathComponent(
+            AuxiliaryFileName.name(for: destination.lastPathComponent, suffix: ".hotpotato-partial.json"))
     }
 
     /// The size of the partial data file, when it is a regular file (never through a link).
     func dataSize() -> Int64? {
-        var status = stat()
-        guard lstat(dataURL.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard let status = POSIXFile.linkStatus(dataURL.path), (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(status.st_size)
     }
 
-    /// The recorded info, when it is there and readable.
+    /// The recorded info, when it is there, private and readable.
     func loadInfo() -> Info? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: infoURL.path),
-              attributes[.type] as? FileAttributeType == .typeRegular,
-              let size = attributes[.size] as? Int, size <= 64 * 1024,
-              let data = FileManager.default.contents(atPath: infoURL.path) else { return nil }
+        guard let data = POSIXFile.readPrivate(infoURL.path, limit: 64 * 1024) else { return nil }
         return try? JSONDecoder().decode(Info.self, from: data)
     }
 
-    /// Records `info`: written beside, then renamed over the old record, so a crash leaves one or
-    /// the other, never half of one.
+    /// Records `info`, in place: only the holder of the partial file's lock writes or trusts the
+    /// record, and a record cut short by a crash does not decode, so the download starts over.
     func saveInfo(_ info: Info) throws {
-        let data = try JSONEncoder().encode(info)
-        let temporary = infoURL.deletingLastPathComponent()
-            .appendingPathComponent(".\(infoURL.lastPathComponent).\(UInt64.random(in: 0...UInt64.max))")
-        let descriptor = try POSIXFile.createExclusive(temporary.path)
-        do {
-            try data.withUnsafeBytes { try POSIXFile.writeAll(descriptor, $0) }
-            try POSIXFile.close(descriptor)
-            try POSIXFile.rename(temporary.path, to: infoURL.path)
-        } catch {
-            try? POSIXFile.close(descriptor)
-            POSIXFile.remove(temporary.path)
-            throw error
-        }
+        try POSIXFile.writePrivate(JSONEncoder().encode(info), to: infoURL.path)
     }
 
-    /// Opens the data file to start over: created if missing (0600, never through a link), emptied
-    /// if not.
-    func openEmptied() throws -> Int32 {
-        let descriptor = open(dataURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if descriptor < 0 { throw POSIXFile.currentError() }
-        return descriptor
-    }
-
-    /// Opens the data file to append to it, checking that it still holds `expectedSize` bytes.
-    func openForAppending(expectedSize: Int64) throws -> Int32 {
-        let descriptor = open(dataURL.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-        if descriptor < 0 { throw POSIXFile.currentError() }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, Int64(status.st_size) == expectedSize else {
-            _ = try? POSIXFile.close(descriptor)
-            throw POSIXError(.ESTALE)
+    /// Takes the partial file for this download: opens it (creating it empty, 0600, if there is
+    /// none), locks it exclusively, and checks that the lock is on the file now at that name.
+    /// Anything there that is not private (see ``POSIXFile/isPrivate(_:)``) is removed with its
+    /// record first, and a fresh file made.
+    ///
+    /// - Returns: The lease, or `nil` when the name is held by something that cannot be removed
+    ///   (another user's file in a shared directory): the download then cannot keep a partial.
+    /// - Throws: ``Busy`` when another download holds the lock; a `POSIXError` when the
+    ///   directory cannot be used.
+    func acquire() throws -> PartialLease? {
+        let path = dataURL.path
+        for _ in 0..<8 {
+            var descriptor: Int32
+            do {
+                guard let opened = try POSIXFile.openPrivate(path) else {
+                    // Not ours to trust: remove it (and the record that went with it), start fresh.
+                    guard unlink(path) == 0 || errno == ENOENT else { return nil }
+                    POSIXFile.remove(infoURL.path)
+                    continue
+                }
+                descriptor = opened.descriptor
+            } catch {
+                descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                if descriptor < 0 {
+                    if errno == EEXIST { continue }
+                    throw POSIXFile.currentError()
+                }
+            }
+            do {
+                guard try POSIXFile.tryLock(descriptor) else { throw Busy() }
+                // The name may have moved on between open and lock (placed, discarded, replaced).
+                let locked = try POSIXFile.status(descriptor)
+                guard let current = POSIXFile.linkStatus(path), POSIXFile.sameFile(locked, current),
+                      POSIXFile.isPrivate(locked) else {
+                    _ = try? POSIXFile.close(descriptor)
+                    continue
+                }
+                return PartialLease(descriptor: descriptor, size: Int64(locked.st_size))
+            } catch {
+                _ = try? POSIXFile.close(descriptor)
+                throw error
+            }
         }
-        return descriptor
+        return nil
     }
 
     /// Removes the data file and the record.
@@ -96,9 +118,12 @@ struct PartialDownload {
         POSIXFile.remove(infoURL.path)
     }
 
-    /// The validator of `head` worth recording: a strong `ETag`, else `Last-Modified`.
+    /// The validator of `head` worth recording: a strong `ETag`, else `Last-Modified`; none for
+    /// a content-encoded body, whose bytes as stored (decoded by URLSession) are not the bytes a
+    /// `Range` counts, so that such a partial is never continued.
     static func info(for head: ResponseHead, url: String?) -> Info {
         var info = Info(url: url)
+        guard head.contentEncodings.isEmpty else { return info }
         if let etag = head.headers["ETag"], !etag.hasPrefix("W/") {
             info.etag = etag
         } else if let lastModified = head.headers["Last-Modified"] {

@@ -1,0 +1,195 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Resuming: taking the partial file, asking for the rest, and accepting only the answer that
+/// provably continues it (see "Resumable downloads" in ``FileWriter``).
+extension FileWriter {
+    /// Records what the request asks for; for a resumable `GET`, takes the partial file (failing
+    /// with ``HotPotatoError/Code/destinationBusy`` when another download holds it) and asks for
+    /// the rest of it with `Range` and `If-Range`.
+    func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
+        let callersRange = request.value(forHTTPHeaderField: "Range") != nil
+        requested = callersRange ? .callersOwn : .whole
+        guard isResumable, !callersRange, (request.httpMethod ?? "GET").uppercased() == "GET" else {
+            wantsPartial = false
+            return
+        }
+        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        requestURL = request.url?.absoluteString
+        // A directory still to be created is created at the head; the partial file is taken then.
+        guard FileManager.default.fileExists(atPath: destination.deletingLastPathComponent().path) else { return }
+        try takePartial()
+        guard let lease, lease.sizeAtStart > 0, let info = PartialDownload(destination: destination).loadInfo(),
+              info.url == requestURL, let validator = info.validator else { return }
+        request.setValue("bytes=\(lease.sizeAtStart)-", forHTTPHeaderField: "Range")
+        request.setValue(validator, forHTTPHeaderField: "If-Range")
+        requested = .rest(from: lease.sizeAtStart, info: info)
+    }
+
+    /// Takes the partial file's lock, or stops keeping a partial file when its name cannot be used.
+    func takePartial() throws(HotPotatoError) {
+        let partial = PartialDownload(destination: destination)
+        do {
+            lease = try partial.acquire()
+            if lease == nil { wantsPartial = false }
+        } catch is PartialDownload.Busy {
+            wantsPartial = false
+            throw fileError(
+                .destinationBusy,
+                "Another download is writing \(partial.dataURL.path), the partial file of \(destination.path); "
+                    + "nothing was changed. Try again once it has finished.",
+                path: partial.dataURL.path)
+        } catch {
+            wantsPartial = false
+            throw fileError(
+                .fileSystemError, "Opening the partial file \(partial.dataURL.path) failed: \(error)",
+                path: partial.dataURL.path, underlying: error)
+        }
+    }
+
+    /// Whether a `416` says the partial file of `offset` bytes already holds the whole body:
+    /// `Content-Range: bytes */<offset>`.
+    static func isCompletion(_ head: ResponseHead, of offset: Int64) -> Bool {
+        guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]) else { return false }
+        return contentRange.range == nil && contentRange.completeLength == offset
+    }
+
+    static func describeRange(_ head: ResponseHead) -> String {
+        head.headers["Content-Range"].map { "Content-Range \"\($0)\"" } ?? "no Content-Range"
+    }
+
+    /// ``HotPotatoError/Code/resumeMismatch``, saying what the server answered instead.
+    func resumeMismatch(_ head: ResponseHead, offset: Int64, _ what: String) -> HotPotatoError {
+        let partial = PartialDownload(destination: destination)
+        return fileError(
+            .resumeMismatch,
+            "The server answered \(what) (validator \(head.headers["ETag"] ?? head.headers["Last-Modified"] ?? "none")), "
+                + "which does not continue the \(offset) bytes of \(partial.dataURL.path); they were discarded, so the next "
+                + "attempt starts over.",
+            path: partial.dataURL.path)
+    }
+
+    /// Writes on at the end of the partial file, which must still hold `offset` bytes.
+    func continuePartial(at offset: Int64, complete: Bool) throws {
+        guard let lease else {
+            throw fileError(.fileSystemError, "The partial file is not held.", path: partialFileURL.path)
+        }
+        do {
+            try lease.appendAfter(offset)
+        } catch {
+            discardsPartial = true
+            throw fileError(
+                .resumeMismatch, "The partial file \(partialFileURL.path) changed during the request; it was discarded.",
+                path: partialFileURL.path, underlying: error)
+        }
+        output = .partial
+        descriptor = lease.descriptor
+        temporaryURL = partialFileURL
+        partialIsComplete = complete
+        resumedFrom = offset
+        bytesOnDisk = offset
+        if complete { expectedFileSize = offset }
+    }
+
+    /// Accepts a `206` only when it is provably what was asked for; see ``FileWriter``.
+    func acceptPartialContent(_ head: ResponseHead, in directory: URL) throws {
+        let contentRange = ContentRange(parsing: head.headers["Content-Range"])
+        switch requested {
+        case .rest(let offset, let info):
+            guard head.contentEncodings.isEmpty else {
+                discardsPartial = true
+                throw resumeMismatch(
+                    head, offset: offset,
+                    "206 with Content-Encoding \(head.contentEncodings.joined(separator: ", ")): its offsets count encoded bytes")
+            }
+            guard let contentRange, contentRange.isRest(from: offset), let length = contentRange.length,
+                  head.contentLength.map({ $0 == length }) ?? true, PartialDownload.head(head, matches: info)
+            else {
+                discardsPartial = true
+                throw resumeMismatch(head, offset: offset, "206 with \(Self.describeRange(head))")
+            }
+            try continuePartial(at: offset, complete: false)
+            rangeLength = length
+            expectedFileSize = contentRange.completeLength
+        case .callersOwn:
+            // The caller asked for a part: the part is the content.
+            try createTemporaryFile(in: directory)
+        case .whole, nil:
+            // Nothing was asked for (or nobody knows): only a 206 of the whole resource is whole.
+            guard requested == nil, let contentRange, contentRange.isRest(from: 0), let length = contentRange.length,
+                  head.contentLength.map({ $0 == length }) ?? true else {
+                throw HotPotatoError(
+                    .malformedResponse,
+                    reason: "The server answered 206 Partial Content with \(Self.describeRange(head)) to a request for "
+                        + "the whole resource; a part is not the file.",
+                    head: head)
+            }
+            if wantsPartial, lease != nil { try startPartialOver(head) } else { try createTemporaryFile(in: directory) }
+            rangeLength = length
+            expectedFileSize = length
+        }
+    }
+
+    /// Starts the partial file over with this response (a `200`, or another full answer).
+    func startPartialOver(_ head: ResponseHead) throws {
+        guard let lease else { return }
+        let partial = PartialDownload(destination: destination)
+        do {
+            // Emptied first, recorded second: a crash in between leaves an empty file, which is
+            // never resumed, rather than old bytes under a new validator.
+            try lease.truncate()
+            try partial.saveInfo(PartialDownload.info(for: head, url: requestURL))
+        } catch {
+            throw fileError(
+                .fileSystemError, "Starting the partial file \(partial.dataURL.path) over failed: \(error)",
+                path: partial.dataURL.path, underlying: error)
+        }
+        output = .partial
+        descriptor = lease.descriptor
+        temporaryURL = partial.dataURL
+        resumedFrom = 0
+        bytesOnDisk = 0
+    }
+
+    /// For a `206`: exactly the range's bytes arrived, and the file holds the whole resource.
+    func checkCompleteness() throws {
+        if let rangeLength, bytesWritten < rangeLength {
+            // A clean close before the range's end: a valid prefix, kept for the next attempt.
+            var error = fileError(
+                .truncatedBody,
+                "The body ended after \(bytesWritten) of the \(rangeLength) bytes its Content-Range announced.",
+                path: temporaryURL?.path)
+            error.limit = rangeLength
+            error.byteCount = bytesWritten
+            error.byteOffset = bytesWritten
+            throw error
+        }
+        guard let expectedFileSize else { return }
+        let size = (try? POSIXFile.status(descriptor)).map { Int64($0.st_size) }
+        guard size == expectedFileSize else {
+            discardsPartial = true
+            var error = HotPotatoError(
+                .malformedResponse,
+                reason: "The file holds \(size.map(String.init) ?? "an unknown number of") bytes, not the \(expectedFileSize) "
+                    + "the server announced; it was discarded.",
+                head: head)
+            error.limit = expectedFileSize
+            error.byteCount = size
+            throw error
+        }
+    }
+}
+
+extension FileWriter.RequestedRange: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.whole, .whole), (.callersOwn, .callersOwn): return true
+        case let (.rest(a, _), .rest(b, _)): return a == b
+        default: return false
+        }
+    }
+}
