@@ -23,6 +23,8 @@ enum ExitStatus: Int32, CaseIterable {
     case fileError = 16
     case invalidContent = 17
     case resumeMismatch = 18
+    case destinationBusy = 19
+    case malformedResponse = 20
     case interrupted = 130
     case terminated = 143
 
@@ -48,6 +50,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .fileError: "another file error (the output exists, an I/O error …)"
         case .invalidContent: "the body is not valid JSON or text, or has no value at the key path"
         case .resumeMismatch: "--continue: the server's answer does not continue the partial file (discarded; run again)"
+        case .destinationBusy: "--continue: another download is writing the same partial file (nothing changed)"
+        case .malformedResponse: "the server's response breaks HTTP (a bad Content-Length, an unasked-for 206 …)"
         case .interrupted: "interrupted (Ctrl-C)"
         case .terminated: "terminated (SIGTERM)"
         }
@@ -70,6 +74,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidJSON, .keyPathNotFound, .undecodableText, .unsupportedCharset, .emptyBody, .decodingFailed:
             return (.invalidContent, "invalid content")
         case .resumeMismatch: return (.resumeMismatch, "cannot resume")
+        case .destinationBusy: return (.destinationBusy, "busy")
+        case .malformedResponse: return (.malformedResponse, "malformed response")
         case .destinationExists: return (.fileError, "file exists")
         case .writeFailed, .fileSystemError, .invalidRequest:
             switch errno(of: error.underlying) {

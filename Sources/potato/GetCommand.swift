@@ -44,7 +44,7 @@ struct GetCommand {
     func run() async -> ExitStatus {
         guard let url = URL(string: options.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            Console.error("potato: bad URL: \"\(options.url)\" is not an http or https URL\n")
+            Console.error("potato: bad URL: \"\(TerminalText.safe(options.url))\" is not an http or https URL\n")
             return .badURL
         }
         let interruption = Interruption()
@@ -64,7 +64,7 @@ struct GetCommand {
         let onHead: @Sendable (ResponseHead) -> Void = { head in
             guard verbose else { return }
             var text = "< HTTP \(head.status) \(head.reasonPhrase)\n"
-            for field in head.headers { text += "< \(field.name): \(field.value)\n" }
+            for field in head.headers { text += "< \(TerminalText.safe(field.name)): \(TerminalText.safe(field.value))\n" }
             Console.error(text)
         }
 
@@ -144,7 +144,7 @@ struct GetCommand {
                 return signal == SIGTERM ? .terminated : .interrupted
             }
             let status = report(error)
-            if let keptNote, error.code != .resumeMismatch { Console.error("potato" + keptNote + "\n") }
+            if let keptNote, error.code != .resumeMismatch, error.code != .destinationBusy { Console.error("potato" + keptNote + "\n") }
             return status
         }
     }
@@ -178,15 +178,17 @@ struct GetCommand {
     /// the exit status.
     private func report(_ error: HotPotatoError) -> ExitStatus {
         let (status, kind) = ExitStatus.of(error)
-        var text = "potato: \(kind): \(error.reason)\n"
+        // Everything below may quote the server (its message, headers, types): made safe to print.
+        var text = "potato: \(kind): \(TerminalText.safe(error.reason))\n"
         if error.code.isRejection {
             if let message = error.serverMessage {
-                text += "potato: the server says: \(message)\n"
+                text += "potato: the server says: \(TerminalText.safe(message))\n"
             } else if let body = error.errorBody, !body.data.isEmpty {
-                text += "potato: the server sent \(body.data.count) bytes of \(error.head?.contentType?.essence ?? "unknown type")\n"
+                let type = TerminalText.safe(error.head?.contentType?.essence ?? "unknown type")
+                text += "potato: the server sent \(body.data.count) bytes of \(type)\n"
             }
         }
-        if let path = error.path, !error.reason.contains(path) { text += "potato: path: \(path)\n" }
+        if let path = error.path, !error.reason.contains(path) { text += "potato: path: \(TerminalText.safe(path))\n" }
         if error.code == .destinationExists { text += "potato: use --overwrite to replace it\n" }
         Console.error(text)
         return status

@@ -39,8 +39,10 @@ final class ProgressDisplay: @unchecked Sendable {
         let now = Date().timeIntervalSince(start)
         samples.append((now, progress.bytesReceived))
         while samples.count > 2, now - samples[1].time > 3 { samples.removeFirst() }
-        let received = resumedFrom + progress.bytesReceived
-        let expected = progress.expectedBytes.map { resumedFrom + $0 }
+        // Sizes come from the server: added without trapping (a Content-Length of 2^63 − 1 after a
+        // resumed partial would overflow).
+        let received = ByteCount.sum(resumedFrom, progress.bytesReceived)
+        let expected = progress.expectedBytes.map { ByteCount.sum(resumedFrom, $0) }
         switch style {
         case .none:
             return
@@ -77,7 +79,7 @@ final class ProgressDisplay: @unchecked Sendable {
         }
         let fraction = min(1, Double(received) / Double(expected))
         let percent = String(format: "%3d%%", Int(fraction * 100))
-        let eta = rate > 0 ? ByteCount.duration(Double(expected - received) / rate) : "--:--"
+        let eta = rate > 0 ? ByteCount.duration((Double(expected) - Double(received)) / rate) : "--:--"
         let tail = "  \(ByteCount.text(received)) / \(ByteCount.text(expected))  \(ByteCount.rate(rate))  ETA \(eta)"
         let barWidth = max(10, min(50, width - percent.count - tail.count - 4))
         let filled = Int(fraction * Double(barWidth))
@@ -89,7 +91,7 @@ final class ProgressDisplay: @unchecked Sendable {
     static func line(received: Int64, expected: Int64?, rate: Double) -> String {
         guard let expected, expected > 0 else { return "\(ByteCount.text(received)), \(ByteCount.rate(rate))" }
         let percent = Int(min(1, Double(received) / Double(expected)) * 100)
-        let eta = rate > 0 ? ByteCount.duration(Double(expected - received) / rate) : "--:--"
+        let eta = rate > 0 ? ByteCount.duration((Double(expected) - Double(received)) / rate) : "--:--"
         return "\(ByteCount.text(received)) of \(ByteCount.text(expected)) (\(percent)%), \(ByteCount.rate(rate)), ETA \(eta)"
     }
 }

@@ -13,14 +13,15 @@ struct SizeLimit {
 
     /// Refuses a declared length over the limit; `offset` counts bytes already on disk (resuming).
     func check(_ head: ResponseHead, offset: Int64 = 0) throws {
-        guard let maximum, let declared = head.contentLength, declared + offset > maximum else { return }
-        throw Self.error(maximum, declared + offset, head, "The declared length of \(declared + offset) bytes")
+        guard let maximum, let declared = head.contentLength, ByteCount.sum(declared, offset) > maximum else { return }
+        let total = ByteCount.sum(declared, offset)
+        throw Self.error(maximum, total, head, "The declared length of \(total) bytes")
     }
 
     mutating func count(_ chunk: Data, head: ResponseHead?, offset: Int64 = 0) throws {
-        received += Int64(chunk.count)
-        guard let maximum, received + offset > maximum else { return }
-        throw Self.error(maximum, received + offset, head, "The body")
+        received = ByteCount.sum(received, Int64(chunk.count))
+        guard let maximum, ByteCount.sum(received, offset) > maximum else { return }
+        throw Self.error(maximum, ByteCount.sum(received, offset), head, "The body")
     }
 
     private static func error(_ maximum: Int64, _ count: Int64, _ head: ResponseHead?, _ what: String) -> HotPotatoError {

@@ -15,6 +15,9 @@ import Darwin
 /// - `/drip?bytes=N&chunk=C&delayMs=D` — N bytes in C-byte pieces every D milliseconds.
 /// - `/typed?type=T&status=S` — a small JSON body with the given `Content-Type` and status.
 /// - `/chunked-cut?sent=M` — a chunked body whose last chunk never comes, then a clean close.
+/// - `/raw?status=S&h=Name:%20value&sent=M&from=F` — exactly that status and those header lines
+///   (`h` repeats, in order), then M bytes of the pattern from offset F (or the text `body=T`),
+///   then a clean close: for heads no honest server sends.
 /// - `/text?charset=C` — "Grüße, Zoë" encoded in C (`iso-8859-1` or `utf-16le`), labelled C.
 /// - `/jsonlines?count=N` and `/jsonarray?count=N&key=K` — N elements (see
 ///   `FaultServer.element(_:)`) as JSON Lines, or as an array at key K of an object with other
@@ -197,6 +200,26 @@ final class FaultServer: @unchecked Sendable {
                 shutdown(connection, Int32(SHUT_WR))
                 drain(connection)
             }
+        case "/raw":
+            // Exactly the head asked for: `h=Name: value` (repeatable, in order), then `sent`
+            // bytes of the pattern starting at offset `from` (or the text `body`), then a close.
+            var text = "HTTP/1.1 \(int("status", 200)) Raw\r\nConnection: close\r\n"
+            for item in components.queryItems ?? [] where item.name == "h" { text += (item.value ?? "") + "\r\n" }
+            send(connection, Data((text + "\r\n").utf8))
+            if let literal = query["body"] {
+                send(connection, Data(literal.utf8))
+            } else {
+                let from = int("from", 0)
+                let count = int("sent", 0)
+                var offset = 0
+                while offset < count {
+                    let size = min(64 * 1024, count - offset)
+                    guard send(connection, Data((from + offset..<from + offset + size).map(byte(at:)))) else { return }
+                    offset += size
+                }
+            }
+            shutdown(connection, Int32(SHUT_WR))
+            drain(connection)
         default:
             send(connection, head(status: 404, headers: ["Content-Length": "0"]))
         }

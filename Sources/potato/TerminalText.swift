@@ -1,0 +1,35 @@
+/// Text from the network made safe to print on a terminal: a server's message, a status
+/// phrase, header names and values, a reason that quotes them.
+///
+/// A server controls those bytes, and a terminal obeys escape sequences in them: `ESC ] 2 ; …
+/// BEL` retitles the window, `ESC [ 2 J` clears the screen, and a C1 control or a bidirectional
+/// override can make a line read as something else. Every control character (C0 but tab, DEL,
+/// C1) is shown as a visible escape such as `\x1B`, and bidirectional formatting characters as
+/// `\u{202E}`, so the text keeps its information but cannot steer the terminal.
+enum TerminalText {
+    static func safe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if needsEscaping(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += scalar.value < 0x100
+                    ? "\\x" + (hex.count < 2 ? "0" : "") + hex
+                    : "\\u{" + hex + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Controls, and the bidirectional embeddings, overrides and isolates.
+    static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09: return false
+        case 0x00...0x1F, 0x7F...0x9F: return true
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C: return true
+        default: return false
+        }
+    }
+}
