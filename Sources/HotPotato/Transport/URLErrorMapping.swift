@@ -32,9 +32,21 @@ enum URLErrorMapping {
             (code, reason) = (.invalidRequest, "The URL cannot be requested")
         case .cancelled:
             (code, reason) = (.cancelled, "The request was cancelled")
+        case .badServerResponse:
+            (code, reason) = (.malformedResponse, "The server's response breaks HTTP")
+        case .unknown where isMalformedResponse(detail):
+            // libcurl's CURLE_WEIRD_SERVER_REPLY ("Invalid Content-Length", a bad status line)
+            // reaches URLSession's users as an unknown error with libcurl's message.
+            (code, reason) = (.malformedResponse, "The server's response breaks HTTP")
         default:
             (code, reason) = (.transportFailed, "The transfer failed")
         }
         return HotPotatoError(code, reason: "\(reason): \(detail)", underlying: urlError)
+    }
+
+    /// Whether libcurl's message says the response itself was malformed.
+    static func isMalformedResponse(_ message: String) -> Bool {
+        ["Invalid Content-Length", "Weird server reply", "Unsupported HTTP version", "Invalid status line",
+         "Header without colon", "Duplicate Content-Length"].contains { message.localizedCaseInsensitiveContains($0) }
     }
 }

@@ -41,6 +41,8 @@ enum CurlErrorMapping {
             return redirects
         case Int32(HP_CURLE_UNSUPPORTED_PROTOCOL), Int32(HP_CURLE_URL_MALFORMAT):
             return error(.invalidRequest, "The URL cannot be requested")
+        case Int32(HP_CURLE_WEIRD_SERVER_REPLY):
+            return error(.malformedResponse, "The server's response breaks HTTP")
         case Int32(HP_CURLE_READ_ERROR):
             return error(.invalidRequest, "Reading the request body failed")
         default:
