@@ -18,13 +18,18 @@ extension POSIXFile {
     private static let temporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY
     #endif
 
+    /// `HOTPOTATO_NO_ANONYMOUS_FILES=1` in the environment makes ``openAnonymous(in:)`` answer
+    /// `nil`, as on a system without anonymous files: the named fallback, exercised by the tests
+    /// on Linux (in a process of their own), and a diagnostic switch.
+    static let anonymousFilesDisabled = ProcessInfo.processInfo.environment["HOTPOTATO_NO_ANONYMOUS_FILES"] == "1"
+
     /// Opens a new anonymous file in `directory` (`O_TMPFILE`, mode 0600): it has no name, so a
     /// crash or a kill leaves nothing behind, until ``linkAnonymous(_:to:)`` gives it one.
     /// Returns `nil` where that is not supported (not Linux, an old kernel, a file system without
     /// it, no `/proc` to link through); other errors are thrown.
     static func openAnonymous(in directory: String) throws -> Int32? {
         #if os(Linux)
-        guard access("/proc/self/fd", X_OK) == 0 else { return nil }
+        guard !anonymousFilesDisabled, access("/proc/self/fd", X_OK) == 0 else { return nil }
         let descriptor = open(directory, temporaryFileFlag | O_RDWR | O_CLOEXEC, 0o600)
         if descriptor >= 0 { return descriptor }
         switch errno {
