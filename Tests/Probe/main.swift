@@ -6,7 +6,7 @@
 //   hotpotato-probe stream-json URL KEY_PATH DELAY_MICROSECONDS_PER_ELEMENT [urlsession|curl]
 //
 // Prints `bytes=<n> peak_rss_kib=<n>` (or `elements=<n> peak_rss_kib=<n>`) and exits 0, or prints
-// the error and exits 1.
+// the error (for a download, with `error_code=<code> peak_rss_kib=<n>`) and exits 1.
 import Foundation
 import HotPotato
 
@@ -97,6 +97,7 @@ request.response(queue: .global()) { result in
         print("bytes=\(response.content) peak_rss_kib=\(peakResidentKiB())")
     case .failure(let error):
         print("error: \(error)")
+        print("error_code=\(error.code) peak_rss_kib=\(peakResidentKiB())")
         exitCode = 1
     }
     done.signal()

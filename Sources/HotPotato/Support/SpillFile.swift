@@ -8,8 +8,9 @@ import Darwin
 #endif
 
 /// An anonymous temporary file that holds body bytes a slow handler has not taken yet: appended
-/// at one end, read at the other. It is unlinked as soon as it is created, so nothing is left
-/// behind even if the process dies.
+/// at one end, read at the other. It never has a name (`O_TMPFILE`) where the system allows, and
+/// is otherwise unlinked as soon as it is created, so nothing is left behind even if the process
+/// dies.
 ///
 /// Not thread-safe by itself: callers serialise ``append(_:)`` and the offset bookkeeping, and may
 /// read the region below ``writeOffset`` concurrently with an append, since appends never touch it.
@@ -20,6 +21,10 @@ final class SpillFile: @unchecked Sendable {
 
     init() throws {
         let directory = FileManager.default.temporaryDirectory.path
+        if let anonymous = try POSIXFile.openAnonymous(in: directory) {
+            descriptor = anonymous
+            return
+        }
         var lastError: (any Error)?
         for _ in 0..<8 {
             let path = directory + "/.hotpotato-spill-\(UInt64.random(in: 0...UInt64.max)).tmp"

@@ -100,12 +100,7 @@ final class URLSessionTransfer: @unchecked Sendable {
                 try spill.append(data)
                 return .spilled
             } catch {
-                var failure = HotPotatoError(
-                    .fileSystemError,
-                    reason: "Buffering the body for a slow handler in a temporary file failed: \(error)",
-                    underlying: error)
-                failure.path = FileManager.default.temporaryDirectory.path
-                return .failed(failure)
+                return .failed(bufferingFailure("Buffering the body for a slow handler in a temporary file failed", error))
             }
         }
         switch route {
@@ -193,8 +188,21 @@ final class URLSessionTransfer: @unchecked Sendable {
             state.chunksSinceSample = 0
             return true
         }
-        guard due, handlerNanosPerByte > Self.slowHandlerNanosPerByte, backlogBytes() > highWaterMark else { return }
-        guard let file = try? SpillFile() else { return }  // No spill file: keep going unbounded.
+        guard due, handlerNanosPerByte > Self.slowHandlerNanosPerByte else { return }
+        let backlog = backlogBytes()
+        guard backlog > highWaterMark else { return }
+        let file: SpillFile
+        do {
+            file = try SpillFile()
+        } catch {
+            // No spill file (an unwritable or full temporary directory): growing past the bound
+            // is not an option, so the call fails.
+            sink.fail(bufferingFailure(
+                "A slow handler fell \(backlog) bytes behind, past the \(highWaterMark)-byte high-water mark, and the "
+                    + "rest could not be spilled to a temporary file", error))
+            stop()
+            return
+        }
         state.withLock { state in state.mode = .spilling(file) }
         consumerQueue.async { self.drainSpill(file) }
     }
@@ -247,6 +255,15 @@ final class URLSessionTransfer: @unchecked Sendable {
             return state.ending != nil
         }
         if ended { release() }
+    }
+
+    /// ``HotPotatoError/Code/bufferingFailed``, with the high-water mark and the temporary directory.
+    private func bufferingFailure(_ what: String, _ error: any Error) -> HotPotatoError {
+        let directory = FileManager.default.temporaryDirectory.path
+        var failure = HotPotatoError(.bufferingFailed, reason: "\(what) (in \(directory)): \(error)", underlying: error)
+        failure.limit = Int64(highWaterMark)
+        failure.path = directory
+        return failure
     }
 
     // MARK: - Endings

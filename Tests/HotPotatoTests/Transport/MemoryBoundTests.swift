@@ -50,6 +50,21 @@ struct MemoryBoundTests {
         #expect(unbounded.peakMiB > bounded.peakMiB + 100, "without the bound: \(unbounded.peakMiB) MiB; with it: \(bounded.peakMiB) MiB")
     }
 
+    /// With nowhere to spill (a temporary directory that does not exist), the call fails with
+    /// `.bufferingFailed` instead of letting memory grow past the bound.
+    @Test func urlSessionFailsRatherThanGrowWhenItCannotSpill() async throws {
+        let nginx = try await TestServers.nginx()
+        let url = nginx.url("big.bin")
+        let outcome = try await offThePool {
+            try runProbeOutput([url.absoluteString, "100", String(8 * 1024 * 1024), "urlsession"],
+                               environment: ["TMPDIR": "/nonexistent/hotpotato-no-such-directory"], allowingFailure: true)
+        }
+        reportPeak("MemoryBoundTests: URLSession peak \(Double(outcome.values["peak_rss_kib"] ?? 0) / 1024) MiB when spilling fails")
+        #expect(outcome.fields["error_code"] == "bufferingFailed", "\(outcome.text)")
+        let peak = Double(try #require(outcome.values["peak_rss_kib"])) / 1024
+        #expect(peak < Self.urlSessionBoundMiB, "peak \(peak) MiB")
+    }
+
     @Test(.enabled(if: Session.Engine.curl.isAvailable))
     func curlSlowHandlerIsBoundedByBackpressure() async throws {
         let nginx = try await TestServers.nginx()
@@ -139,10 +154,20 @@ func reportPeak(_ line: String) {
 
 /// Runs `hotpotato-probe` (built beside the test bundle) with `arguments` and returns the
 /// `key=value` numbers it prints; throws with its output when it fails.
-func runProbe(_ arguments: [String]) throws -> [String: Int] {
+func runProbe(_ arguments: [String], environment: [String: String] = [:]) throws -> [String: Int] {
+    try runProbeOutput(arguments, environment: environment, allowingFailure: false).values
+}
+
+/// Runs `hotpotato-probe`; returns its `key=value` fields (numbers in `values`, all in `fields`).
+func runProbeOutput(
+    _ arguments: [String], environment: [String: String], allowingFailure: Bool
+) throws -> (values: [String: Int], fields: [String: String], text: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     let output = Pipe()
     process.standardOutput = output
     try process.run()
@@ -150,10 +175,13 @@ func runProbe(_ arguments: [String]) throws -> [String: Int] {
     process.waitUntilExit()
     let text = String(decoding: data, as: UTF8.self)
     var values: [String: Int] = [:]
+    var fields: [String: String] = [:]
     for field in text.split(whereSeparator: \.isWhitespace) {
         let parts = field.split(separator: "=")
-        if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        guard parts.count == 2 else { continue }
+        fields[String(parts[0])] = String(parts[1])
+        if let value = Int(parts[1]) { values[String(parts[0])] = value }
     }
-    guard process.terminationStatus == 0 else { throw ServerError.didNotStart("hotpotato-probe", text) }
-    return values
+    guard process.terminationStatus == 0 || allowingFailure else { throw ServerError.didNotStart("hotpotato-probe", text) }
+    return (values, fields, text)
 }
