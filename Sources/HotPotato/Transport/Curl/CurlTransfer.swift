@@ -152,7 +152,7 @@ final class CurlTransfer: @unchecked Sendable {
         // Delivering the head runs the handler's gate, which may take its time: the idle clock
         // starts again once it returns.
         defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
-        if headDelivered { return true }  // trailers
+        if headDelivered || pendingRedirect != nil { return true }  // trailers
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             statusLine = line.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -243,16 +243,17 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         }
         if pendingRedirect != nil { return true }
-        return deliverHead()
+        return deliverHead(head)
     }
 
+    /// The head of the response being received, as the sink and the redirect policy see it.
     private func currentHead() -> ResponseHead {
         ResponseHead(status: responseCode(), headers: responseHeaders, url: effectiveURL(), requestMethod: request.httpMethod ?? "GET")
     }
 
-    private func deliverHead() -> Bool {
+    private func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
-        return sink.receive(head: currentHead())
+        return sink.receive(head: head ?? currentHead())
     }
 
     private func ending(for result: Int32) -> Ending {
