@@ -223,6 +223,24 @@ import Testing
         #expect(echo.headers["Authorization"] == nil)
     }
 
+    @Test(arguments: allEngines)
+    func aDroppedSessionStillFollowsTheRedirectsOfItsCalls(engine: Session.Engine) async throws {
+        let bin = try await TestServers.httpbin()
+        let second = bin.redirect(to: "/anything", status: 307)
+        weak var dropped: Session?
+        let call = {
+            let session = session(engine)
+            dropped = session
+            return session.post(bin.redirect(to: second, status: 307))
+                .body(Data("still here".utf8), contentType: "text/plain")
+                .as(Echo.self).start()
+        }()
+        #expect(dropped == nil, "the session is gone while its call runs")
+        let echo = try await call.response().content
+        #expect(echo.method == "POST")
+        #expect(echo.data == "still here")
+    }
+
     // MARK: - Where, and how many
 
     @Test(arguments: allEngines)
