@@ -84,6 +84,21 @@ import Testing
         #expect(echoed["cookie"] == "")
     }
 
+    /// Only on the curl engine: the URLSession engine cannot be given the test CA on Linux.
+    @Test(.enabled(if: Session.Engine.curl.isAvailable))
+    func aDowngradeFromHTTPSToHTTPGetsNoCredentials() async throws {
+        let nginx = try await TestServers.nginx()
+        let tls = try #require(nginx.tls, "nginx has no TLS server: is openssl installed?")
+        let session = session(.curl) { $0.certificateAuthorities = tls.certificateAuthority }
+        let response = try await sendingCredentials(session.get("https://127.0.0.1:\(tls.port)/downgrade"))
+            .asString().response()
+        #expect(response.url == nginx.url("/echo/credentials"))
+        let echoed = echoedCredentials(response.content)
+        #expect(echoed["authorization"] == "")
+        #expect(echoed["proxy-authorization"] == "")
+        #expect(echoed["cookie"] == "")
+    }
+
     @Test(arguments: allEngines)
     func credentialsDroppedOnceStayDropped(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()

@@ -15,7 +15,8 @@ final class NginxServer: Sendable {
     let tls: TLS?
 
     struct TLS: Sendable {
-        /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost.
+        /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost. Its
+        /// `/downgrade` redirects (302) to the plain-HTTP `/echo/credentials`.
         let port: UInt16
         /// HTTPS on this port presents a certificate for `wrong.example` only.
         let wrongNamePort: UInt16
@@ -55,6 +56,7 @@ final class NginxServer: Sendable {
                     ssl_certificate \(tls.serverCertificate.path);
                     ssl_certificate_key \(tls.serverKey.path);
                     root \(root.path);
+                    location = /downgrade { return 302 http://127.0.0.1:\(port)/echo/credentials; }
                 }
                 server {
                     listen 127.0.0.1:\(wrong) ssl;
