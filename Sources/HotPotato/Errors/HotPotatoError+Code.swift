@@ -108,7 +108,8 @@ extension HotPotatoError {
         /// The call was cancelled (`Task` cancellation or an explicit `cancel()`).
         public static let cancelled = Code(.cancelled)
         /// The request could not be made as described (a URL that is not HTTP or HTTPS, a body
-        /// file that cannot be read …). Sets `underlying` where there is one.
+        /// file that cannot be read, a redirect to a `Location` that is not an `http` or `https`
+        /// URL …). Sets `underlying` where there is one, and `head` (the redirect) for a redirect.
         public static let invalidRequest = Code(.invalidRequest)
 
         // MARK: Transport
@@ -123,7 +124,8 @@ extension HotPotatoError {
         public static let connectionLost = Code(.connectionLost)
         /// The TLS handshake failed (untrusted or invalid certificate, protocol error).
         public static let tlsFailure = Code(.tlsFailure)
-        /// The redirect limit was exceeded.
+        /// The redirect limit (``Session/Configuration/maximumRedirects``) was exceeded. Sets
+        /// `limit` (the maximum) and `head` (the redirect that was one too many).
         public static let tooManyRedirects = Code(.tooManyRedirects)
         /// Any other transport failure. Sets `underlying`.
         public static let transportFailed = Code(.transportFailed)

@@ -23,8 +23,27 @@ extension Session {
         /// Headers sent with every request; a request's own headers of the same name win.
         public var headers: HTTPHeaders = [:]
         /// How many redirects a request follows before failing with
-        /// ``HotPotatoError/Code/tooManyRedirects``. Default 10; 0 disables redirects (the 3xx
-        /// response is then handled like any other).
+        /// ``HotPotatoError/Code/tooManyRedirects`` (its `limit` set to this number). Default 10;
+        /// 0 disables redirects (the 3xx response is then handled like any other).
+        ///
+        /// Both engines follow the same rule:
+        /// - Only `301`, `302`, `303`, `307` and `308` with a `Location` header are followed, to
+        ///   `http` or `https` URLs (`Location` is resolved against the URL that answered). Any
+        ///   other status — `300`, `304`, `305`, `306`, or a redirect without `Location` — is the
+        ///   final response. A `Location` of another scheme, or one that is not a URL, fails the
+        ///   call with ``HotPotatoError/Code/invalidRequest``.
+        /// - `303` turns the request into a `GET` without a body (a `HEAD` stays a `HEAD`); `301`
+        ///   and `302` turn a `POST` into a `GET` without a body and keep other methods; `307` and
+        ///   `308` keep the method and send the body again (a body file from its first byte).
+        ///   When the body is dropped, so are `Content-Type`, `Content-Length` and
+        ///   `Transfer-Encoding`.
+        /// - A redirect to another origin — another scheme (including `https` to `http`), host or
+        ///   port — drops the `Authorization`, `Proxy-Authorization` and `Cookie` headers, as curl
+        ///   and browsers do, for the rest of the chain, wherever they were set: on the request,
+        ///   in ``headers``, or in the `httpAdditionalHeaders` of ``urlSessionConfiguration``.
+        ///   Same-origin redirects keep them.
+        /// - The body of a redirect that is followed never reaches the handler; the response it
+        ///   gets, and its ``ResponseHead/url``, are the last one's.
         public var maximumRedirects = 10
         /// How many bytes of a rejected response's body are kept for its error. Default 64 KiB.
         public var errorBodyLimit = ErrorBody.defaultLimit
@@ -45,7 +64,9 @@ extension Session {
         /// in line. Default 32.
         public var maximumConcurrentTransfers = 32
         /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies,
-        /// proxies, TLS settings). It is copied; HotPotato sets the timeouts above on the copy.
+        /// proxies, TLS settings). It is copied; HotPotato sets the timeouts above on the copy,
+        /// and moves its `httpAdditionalHeaders` onto each request (a request's own header of the
+        /// same name wins), so that the redirect rule of ``maximumRedirects`` applies to them.
         /// On Linux the copy has no `urlCache`: FoundationNetworking's cache lookup races with
         /// cancellation and can crash the process, and it gathers cacheable bodies in memory.
         /// Default `.ephemeral`.

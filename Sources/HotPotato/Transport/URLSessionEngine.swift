@@ -10,21 +10,43 @@ import FoundationNetworking
 /// (`suspend()` does not pause a transfer in flight, and the response disposition is ignored).
 /// Each task's ``URLSessionTransfer`` therefore bounds memory itself by spilling to disk, and
 /// stopping a task never waits for URLSession.
+///
+/// URLSession follows no redirect itself: each transfer declines every one and sends the next
+/// request of ``RedirectPolicy`` as a new task of this session (see
+/// ``URLSessionTransfer/handleRedirect(_:completionHandler:)``), so one transfer may run several
+/// tasks one after another. A session invalidated without cancelling therefore stays usable for
+/// the redirects of the transfers in flight, and is invalidated once they have ended.
 final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     private let configuration: Session.Configuration
     private let delegateQueue: OperationQueue
     /// Set once in `init`, never changed.
     private var session: URLSession!
-    private let transfers = Locked([Int: URLSessionTransfer]())
-    private let invalidated = Locked(false)
+    private let registry = Locked(Registry())
+    /// The `httpAdditionalHeaders` of the caller's `URLSessionConfiguration`, added to each
+    /// request rather than left to URLSession, which would add them to every redirect too,
+    /// credentials included.
+    private let additionalHeaders: [(name: String, value: String)]
+
+    /// The transfers in flight, by the identifier of their current task, and the session's state.
+    private struct Registry {
+        var transfers: [Int: URLSessionTransfer] = [:]
+        /// No new call may start; the transfers in flight may still follow redirects.
+        var closed = false
+        /// The `URLSession` is invalidated (or is being): no task may be made, or URLSession traps.
+        var sessionInvalidated = false
+    }
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
         delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
         delegateQueue.name = "HotPotato.URLSession.delegate"
-        super.init()
         let urlConfiguration = (configuration.urlSessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
+        additionalHeaders = (urlConfiguration.httpAdditionalHeaders ?? [:])
+            .compactMap { key, value in (key as? String).flatMap { name in (value as? String).map { (name, $0) } } }
+            .sorted { $0.name < $1.name }
+        super.init()
+        urlConfiguration.httpAdditionalHeaders = nil
         urlConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         urlConfiguration.timeoutIntervalForResource = configuration.resourceTimeout
         #if canImport(FoundationNetworking)
@@ -39,45 +61,82 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     }
 
     func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void {
+        var request = request
+        // As URLSession would: the request's own header of the same name wins.
+        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        let transfer = URLSessionTransfer(
+            request: request, bodyFile: bodyFile, sink: sink,
+            redirectPolicy: RedirectPolicy(maximumRedirects: configuration.maximumRedirects),
+            highWaterMark: configuration.memoryHighWaterMark,
+            backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },
+            nextTask: { [weak self] transfer, replacing, request, bodyFile in
+                self?.makeTask(for: transfer, replacing: replacing, request: request, bodyFile: bodyFile)
+            },
+            release: { [weak self] identifier in self?.release(identifier) })
         // URLSession traps when a task is made on an invalidated session; fail the call instead.
-        if invalidated.withLock({ $0 }) {
+        guard transfer.start(makeTask(for: transfer, replacing: nil, request: request, bodyFile: bodyFile, opening: true)) else {
             sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return {}
         }
-        let task: URLSessionTask
-        if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: bodyFile)
-        } else {
-            task = session.dataTask(with: request)
-        }
-        let identifier = task.taskIdentifier
-        let transfer = URLSessionTransfer(
-            task: task, method: request.httpMethod ?? "GET", sink: sink,
-            highWaterMark: configuration.memoryHighWaterMark,
-            backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },
-            release: { [weak self] in self?.transfers.withLock { _ = $0.removeValue(forKey: identifier) } })
-        transfers.withLock { $0[task.taskIdentifier] = transfer }
-        task.resume()
         return { transfer.stop() }
     }
 
     func invalidate(cancellingTransfers: Bool) {
-        let first = invalidated.withLock { flag -> Bool in
-            defer { flag = true }
-            return !flag
+        let (first, transfers, invalidateNow) = registry.withLock { registry -> (Bool, [URLSessionTransfer], Bool) in
+            guard !registry.closed else { return (false, [], false) }
+            registry.closed = true
+            // Without cancelling, the transfers in flight may still need tasks for their redirects:
+            // the last one to end invalidates the session (see `release`).
+            let now = cancellingTransfers || registry.transfers.isEmpty
+            if now { registry.sessionInvalidated = true }
+            return (true, Array(registry.transfers.values), now)
         }
         guard first else { return }
         if cancellingTransfers {
             // Some transfers may be past URLSession already, still feeding a slow handler.
-            for transfer in transfers.withLock({ Array($0.values) }) { transfer.cancel() }
+            for transfer in transfers { transfer.cancel() }
             session.invalidateAndCancel()
-        } else {
+        } else if invalidateNow {
             session.finishTasksAndInvalidate()
         }
     }
 
+    /// Makes the task that sends `request` for `transfer` and files it under its identifier, in
+    /// place of the task `replacing`; `nil` once the session is invalidated (or, for a new call,
+    /// closed).
+    private func makeTask(
+        for transfer: URLSessionTransfer, replacing: Int?, request: URLRequest, bodyFile: URL?, opening: Bool = false
+    ) -> URLSessionTask? {
+        registry.withLock { registry in
+            guard !registry.sessionInvalidated, !(opening && registry.closed) else { return nil }
+            let task: URLSessionTask
+            if let bodyFile {
+                task = session.uploadTask(with: request, fromFile: bodyFile)
+            } else {
+                task = session.dataTask(with: request)
+            }
+            if let replacing { registry.transfers[replacing] = nil }
+            registry.transfers[task.taskIdentifier] = transfer
+            return task
+        }
+    }
+
+    /// Forgets the transfer whose current task is `identifier`; invalidates the session when it
+    /// was the last one of a session waiting for its transfers to end.
+    private func release(_ identifier: Int) {
+        let invalidateNow = registry.withLock { registry -> Bool in
+            registry.transfers[identifier] = nil
+            guard registry.closed, !registry.sessionInvalidated, registry.transfers.isEmpty else { return false }
+            registry.sessionInvalidated = true
+            return true
+        }
+        if invalidateNow { session.finishTasksAndInvalidate() }
+    }
+
     fileprivate func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
-        transfers.withLock { $0[task.taskIdentifier] }
+        registry.withLock { $0.transfers[task.taskIdentifier] }
     }
 
     /// The operations waiting on the delegate queue: on Linux, mostly chunks URLSession has
@@ -118,6 +177,6 @@ extension URLSessionEngine: URLSessionDataDelegate {
             completionHandler(nil)
             return
         }
-        transfer.handleRedirect(to: request, limit: configuration.maximumRedirects, completionHandler: completionHandler)
+        transfer.handleRedirect(response, completionHandler: completionHandler)
     }
 }

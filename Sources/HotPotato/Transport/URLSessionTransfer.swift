@@ -16,6 +16,14 @@ import FoundationNetworking
 /// consumer queue feeds the handler from the file. When the consumer has caught up, chunks go
 /// straight to the handler again. Memory therefore stays near the high-water mark however slow the
 /// handler is; the disk absorbs the rest.
+///
+/// ## Redirects
+///
+/// URLSession is never let to follow a redirect: FoundationNetworking would send the next request
+/// without its body whatever the answer says (it resets the task's body before each redirect), and
+/// stop after 20. Each redirect is declined, and the request ``RedirectPolicy`` makes of it goes
+/// out as a new task of the same session (the same connection pool); the declined task's last
+/// events are ignored. See ``handleRedirect(_:completionHandler:)``.
 final class URLSessionTransfer: @unchecked Sendable {
     private enum Mode {
         case direct
@@ -32,12 +40,12 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// The size of the blocks the consumer reads back from the spill file.
     private static let spillReadSize = 256 * 1024
 
-    private let task: URLSessionTask
-    private let method: String
     private let sink: any TransferSink
+    private let redirectPolicy: RedirectPolicy
     private let highWaterMark: Int
     private let backlog: @Sendable () -> Int
-    private let release: @Sendable () -> Void
+    private let nextTask: NextTask
+    private let release: @Sendable (Int) -> Void
     private let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
     /// Signalled by the delegate queue when it spills a chunk while the consumer waits for one.
     private let spilled = DispatchSemaphore(value: 0)
@@ -49,7 +57,19 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// with a backlog (many parallel transfers on one session) would only be slowed by the disk.
     private static let slowHandlerNanosPerByte = 20_000.0 / 16_384
 
+    /// Makes the task that sends a redirect's request (with the body file to upload, if any) in
+    /// place of the task with the given identifier; `nil` when the session can make no more.
+    typealias NextTask = @Sendable (
+        _ transfer: URLSessionTransfer, _ replacing: Int, _ request: URLRequest, _ bodyFile: URL?
+    ) -> URLSessionTask?
+
     private struct State {
+        /// The task sending ``request``; `nil` until ``start(_:)``.
+        var task: URLSessionTask?
+        /// The request being sent: the caller's, then each redirect's.
+        var request: URLRequest
+        /// The file the body is uploaded from, while the request still sends it.
+        var bodyFile: URL?
         var mode = Mode.direct
         var ending: Ending?
         var stopped = false
@@ -61,29 +81,48 @@ final class URLSessionTransfer: @unchecked Sendable {
         var consumerWaiting = false
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
 
-    /// - Parameter release: Called once the transfer's ending has been delivered, so the engine
-    ///   can forget it.
+    /// - Parameters:
+    ///   - nextTask: Makes the task of each redirect that is followed.
+    ///   - release: Called with the identifier of the current task once the transfer's ending has
+    ///     been delivered, so the engine can forget it.
     init(
-        task: URLSessionTask, method: String, sink: any TransferSink, highWaterMark: Int,
-        backlog: @escaping @Sendable () -> Int, release: @escaping @Sendable () -> Void
+        request: URLRequest, bodyFile: URL?, sink: any TransferSink, redirectPolicy: RedirectPolicy,
+        highWaterMark: Int, backlog: @escaping @Sendable () -> Int, nextTask: @escaping NextTask,
+        release: @escaping @Sendable (Int) -> Void
     ) {
-        self.task = task
-        self.method = method
+        state = Locked(State(request: request, bodyFile: bodyFile))
         self.sink = sink
+        self.redirectPolicy = redirectPolicy
         self.highWaterMark = highWaterMark
         self.backlog = backlog
+        self.nextTask = nextTask
         self.release = release
+    }
+
+    /// Resumes the first task, made for the request given to `init`; returns `false` when there
+    /// is none (the session is invalidated).
+    func start(_ task: URLSessionTask?) -> Bool {
+        guard let task else { return false }
+        // Resumed under the lock, so that `stop()` never finds a task that is not running yet.
+        let stopped = state.withLock { state -> Bool in
+            state.task = task
+            task.resume()
+            return state.stopped
+        }
+        if stopped { DispatchQueue.global(qos: .utility).async { task.cancel() } }
+        return true
     }
 
     // MARK: - Delegate queue
 
     func didReceive(_ response: URLResponse) {
-        let head = Self.head(of: response, method: method)
-        state.withLock { state in
+        let head = state.withLock { state in
+            let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
             state.expectedLength = head.contentEncodings.isEmpty ? head.contentLength : nil
             state.hasHead = true
+            return head
         }
         if !sink.receive(head: head) { stop() }
     }
@@ -126,6 +165,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         if let error {
             ending = .failure(failure(for: error))
         } else {
+            deliverUnreportedHead()
             ending = .success
         }
         let spilling = state.withLock { state -> Bool in
@@ -136,26 +176,70 @@ final class URLSessionTransfer: @unchecked Sendable {
         if !spilling { deliver(ending) }
     }
 
-    /// Counts a redirect and answers URLSession: follows it within the limit; past the limit the
-    /// call fails with ``HotPotatoError/Code/tooManyRedirects``; with a limit of 0 the 3xx response
-    /// is delivered as the final one.
+    /// Hands over the head of a response URLSession completed without reporting it.
+    ///
+    /// FoundationNetworking reports neither the head nor the body of a `301`–`303` or `305`–`308`
+    /// it does not offer to follow — one without a `Location` (or with one it cannot parse) — and
+    /// completes the task as if it had. Its head is still known (`task.response`): it goes to the
+    /// handler as the final response, as on the curl engine, but with an empty body, since that
+    /// body was never delivered; so its `Content-Length` is dropped, lest the empty body read as
+    /// a truncated one.
+    private func deliverUnreportedHead() {
+        let unreported = state.withLock { state in state.hasHead ? nil : state.task?.response as? HTTPURLResponse }
+        guard let response = unreported, (300..<400).contains(response.statusCode) else { return }
+        var head = state.withLock { state in Self.head(of: response, method: state.request.httpMethod ?? "GET") }
+        head.headers.remove(name: "Content-Length")
+        state.withLock { $0.hasHead = true }
+        if !sink.receive(head: head) { stop() }
+    }
+
+    /// Answers URLSession's offer to follow a redirect: always declines it, then follows the
+    /// redirect itself when ``RedirectPolicy`` does.
+    ///
+    /// - A redirect the policy follows goes out as a new task of the same session, made by
+    ///   `nextTask`, which files it under this transfer in place of the declined one; the declined
+    ///   task then delivers the redirect's head and body to nobody and completes on its own.
+    /// - Any other `3xx` (`305`, `306`, or any redirect with a limit of 0) is delivered: declined,
+    ///   URLSession hands the response and its body over as the final one.
+    /// - Past the limit, or for a `Location` that is not `http` or `https`, the call fails
+    ///   (``HotPotatoError/Code/tooManyRedirects``, ``HotPotatoError/Code/invalidRequest``).
+    ///
+    /// FoundationNetworking asks only for `301`–`303` and `305`–`308` with a `Location` it can
+    /// parse; a `300` never reaches here and is delivered as it is.
     ///
     /// On Linux, answering after the task was cancelled is a fatal error in FoundationNetworking,
     /// and so is a cancel processed before an answer already given. So the answer is given under
     /// the same lock ``stop()`` takes, and only if the task has not been stopped; a cancel issued
-    /// afterwards reaches URLSession's work queue after the answer.
-    func handleRedirect(to request: URLRequest, limit: Int, completionHandler: (URLRequest?) -> Void) {
-        let exceeded = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
+    /// afterwards reaches URLSession's work queue after the answer. The next task is made and
+    /// resumed under that lock too, so that `stop()` always cancels the task that is running.
+    func handleRedirect(_ response: HTTPURLResponse, completionHandler: (URLRequest?) -> Void) {
+        let failure = state.withLock { state -> HotPotatoError? in
+            guard !state.stopped, let declined = state.task else { return nil }
+            completionHandler(nil)
+            let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
+            let next: (request: URLRequest, keepsBody: Bool)?
+            do throws(HotPotatoError) {
+                next = try redirectPolicy.nextRequest(after: state.request, response: head, redirectsFollowed: state.redirects)
+            } catch {
+                return error
+            }
+            guard let next else { return nil }
+            let bodyFile = next.keepsBody ? state.bodyFile : nil
+            guard let task = nextTask(self, declined.taskIdentifier, next.request, bodyFile) else {
+                var error = HotPotatoError(
+                    .invalidRequest, reason: "The session was invalidated before the redirect could be followed.")
+                error.head = head
+                return error
+            }
+            state.task = task
+            state.request = next.request
+            state.bodyFile = bodyFile
             state.redirects += 1
-            let follow = limit > 0 && state.redirects <= limit
-            completionHandler(follow ? request : nil)
-            return limit > 0 && state.redirects > limit
+            task.resume()
+            return nil
         }
-        guard exceeded else { return }
-        var error = HotPotatoError(.tooManyRedirects, reason: "The request was redirected more than \(limit) times.")
-        error.limit = Int64(limit)
-        sink.fail(error)
+        guard let failure else { return }
+        sink.fail(failure)
         stop()
     }
 
@@ -164,12 +248,12 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// Stops the task. URLSession's `cancel()` can block for seconds on a busy transfer, so it runs
     /// on a queue of its own; whatever still arrives is ignored because the sink is finished.
     func stop() {
-        let first = state.withLock { state -> Bool in
+        // A task not started yet is cancelled by `start(_:)`.
+        let task: URLSessionTask? = state.withLock { state in
             defer { state.stopped = true }
-            return !state.stopped
+            return state.stopped ? nil : state.task
         }
-        guard first else { return }
-        let task = task
+        guard let task else { return }
         DispatchQueue.global(qos: .utility).async { task.cancel() }
     }
 
@@ -254,7 +338,7 @@ final class URLSessionTransfer: @unchecked Sendable {
             state.mode = .direct
             return state.ending != nil
         }
-        if ended { release() }
+        if ended { releaseFromEngine() }
     }
 
     /// ``HotPotatoError/Code/bufferingFailed``, with the high-water mark and the temporary directory.
@@ -273,7 +357,12 @@ final class URLSessionTransfer: @unchecked Sendable {
         case .success: sink.end()
         case .failure(let error): sink.fail(error)
         }
-        release()
+        releaseFromEngine()
+    }
+
+    /// Lets the engine forget this transfer, filed under its current task.
+    private func releaseFromEngine() {
+        if let identifier = state.withLock({ $0.task?.taskIdentifier }) { release(identifier) }
     }
 
     /// Cancels the call (the session is being invalidated) and stops the task.

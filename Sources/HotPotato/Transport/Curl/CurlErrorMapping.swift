@@ -3,7 +3,7 @@ import CCurl
 /// Maps libcurl's result codes to HotPotato's error codes, the same ones URLSession's errors map to.
 enum CurlErrorMapping {
     static func map(
-        code: Int32, message: String, headReceived: Bool, expectedLength: Int64?, bytesDelivered: Int64, redirectLimit: Int
+        code: Int32, message: String, headReceived: Bool, expectedLength: Int64?, bytesDelivered: Int64
     ) -> HotPotatoError {
         let underlying = CurlError(code: Int(code), message: message)
         func error(_ code: HotPotatoError.Code, _ reason: String) -> HotPotatoError {
@@ -35,10 +35,6 @@ enum CurlErrorMapping {
              Int32(HP_CURLE_SSL_ISSUER_ERROR), Int32(HP_CURLE_SSL_PINNEDPUBKEYNOTMATCH),
              Int32(HP_CURLE_SSL_INVALIDCERTSTATUS), Int32(HP_CURLE_SSL_ENGINE_NOTFOUND):
             return error(.tlsFailure, "The TLS handshake failed")
-        case Int32(HP_CURLE_TOO_MANY_REDIRECTS):
-            var redirects = error(.tooManyRedirects, "The request was redirected more than \(redirectLimit) times")
-            redirects.limit = Int64(redirectLimit)
-            return redirects
         case Int32(HP_CURLE_UNSUPPORTED_PROTOCOL), Int32(HP_CURLE_URL_MALFORMAT):
             return error(.invalidRequest, "The URL cannot be requested")
         case Int32(HP_CURLE_WEIRD_SERVER_REPLY):

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A request body that libcurl reads through its read callback: bytes in memory, or a file read
-/// as it is sent. Seekable, so that libcurl can send it again after a redirect.
+/// as it is sent. Seekable, so that libcurl can rewind it (to send it again on a new connection).
+/// A redirect that sends the body again makes a new one, which starts from the first byte.
 final class CurlRequestBody {
     private enum Source {
         case data(Data)

@@ -29,26 +29,28 @@ extension CurlTransfer {
         string(Int32(HP_CURLOPT_URL), url)
         long(Int32(HP_CURLOPT_NOSIGNAL), 1)
         long(Int32(HP_CURLOPT_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))
-        long(Int32(HP_CURLOPT_REDIR_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))
         long(Int32(HP_CURLOPT_TCP_KEEPALIVE), 1)
         long(Int32(HP_CURLOPT_BUFFERSIZE), Self.receiveBufferSize)
 
-        // Redirects: libcurl follows them itself; past the limit it fails with
-        // CURLE_TOO_MANY_REDIRECTS.
-        let redirects = configuration.maximumRedirects
-        long(Int32(HP_CURLOPT_FOLLOWLOCATION), redirects > 0 ? 1 : 0)
-        long(Int32(HP_CURLOPT_MAXREDIRS), max(0, redirects))
+        // Redirects: never followed by libcurl (its default, set again here on purpose), which
+        // would keep a custom method and some headers; `perform(on:)` follows them with
+        // RedirectPolicy, one request per perform.
+        long(Int32(HP_CURLOPT_FOLLOWLOCATION), 0)
 
         // Timeouts: the request timeout is an idle timeout, as in URLSession: no byte either way
         // for that long fails. The progress callback enforces it (see `shouldContinue`); libcurl's
         // low-speed check (less than one byte a second over that window) stays as a backstop.
-        // The resource timeout bounds the whole transfer.
+        // The resource timeout bounds the whole transfer, every redirect included: each request
+        // gets what is left of it.
         let idle = min(request.timeoutInterval > 0 ? request.timeoutInterval : configuration.requestTimeout, 86_400)
         idleLimit = idle > 0 ? UInt64(idle * 1e9) : .max
         long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), Int(idle * 1000))
         long(Int32(HP_CURLOPT_LOW_SPEED_LIMIT), 1)
         long(Int32(HP_CURLOPT_LOW_SPEED_TIME), max(1, Int(idle.rounded(.up))))
-        long(Int32(HP_CURLOPT_TIMEOUT_MS), Int(min(configuration.resourceTimeout, 30 * 86_400) * 1000))
+        let resourceLimit = Int(min(configuration.resourceTimeout, 30 * 86_400) * 1000)
+        let elapsed = Int((DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000)
+        // 0 is libcurl's "no timeout": what is left is at least 1 ms.
+        long(Int32(HP_CURLOPT_TIMEOUT_MS), resourceLimit > 0 ? max(1, resourceLimit - elapsed) : 0)
 
         // TLS is verified (libcurl's default, set again here on purpose); a custom CA bundle
         // replaces the system's.

@@ -7,17 +7,24 @@ import FoundationNetworking
 /// One request performed with libcurl's easy interface on a worker thread of ``CurlEngine``.
 ///
 /// libcurl's callbacks run on that thread, inside `curl_easy_perform`, and hand everything to the
-/// ``TransferSink`` synchronously: the head once the final response's headers are complete (after
-/// redirects), each body chunk as it is received, then the end or the failure. A handler that
+/// ``TransferSink`` synchronously: the head once the final response's headers are complete, each
+/// body chunk as it is received, then the end or the failure. A handler that
 /// takes its time holds the callback, libcurl stops reading the socket, and TCP flow control
 /// slows the sender: nothing piles up in memory. Returning 0 from a callback (or non-zero from the
 /// progress callback) aborts the transfer, which is how a rejection, a handler failure or a
 /// cancellation stops it.
+///
+/// libcurl does not follow redirects itself: ``RedirectPolicy`` decides at each final head, the
+/// redirect's body is read and dropped (never given to the sink), and the next request runs on
+/// the same handle, reset and configured again, so a kept-alive connection is reused.
 final class CurlTransfer: @unchecked Sendable {
-    let request: URLRequest
-    let bodyFile: URL?
+    /// The request being sent: the caller's, then each redirect's.
+    private(set) var request: URLRequest
+    /// The file the body is read from, while the request still sends it.
+    private(set) var bodyFile: URL?
     let sink: any TransferSink
     let configuration: Session.Configuration
+    private let redirectPolicy: RedirectPolicy
 
     // Touched only on the worker thread, inside `perform(on:)`.
     private var handle: UnsafeMutableRawPointer?
@@ -36,12 +43,28 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether the transfer was stopped for being idle longer than the timeout.
     private var idleTimedOut = false
     private var errorBuffer = [CChar](repeating: 0, count: Int(HP_CURL_ERROR_SIZE))
+    /// When the first request started, for the resource timeout, which spans every redirect.
+    private(set) var startTime: UInt64 = 0
+    /// How many redirects this transfer has followed.
+    private var redirectsFollowed = 0
+    /// The request to send next, once the current response's head has turned out to be a
+    /// redirect the policy follows; its body is then dropped.
+    private var pendingRedirect: (request: URLRequest, keepsBody: Bool)?
+    /// Why the current response's redirect cannot be followed, when the policy refused it.
+    private var redirectFailure: HotPotatoError?
+    /// The body bytes of the redirect being dropped so far.
+    private var droppedRedirectBytes = 0
+
+    /// The most body bytes of a redirect that are read (and dropped) so that its connection can be
+    /// reused; a longer body is abandoned, and its connection with it.
+    static let redirectBodyLimit = 64 * 1024
 
     init(request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration) {
         self.request = request
         self.bodyFile = bodyFile
         self.sink = sink
         self.configuration = configuration
+        redirectPolicy = RedirectPolicy(maximumRedirects: configuration.maximumRedirects)
     }
 
     /// How a transfer ended, to be reported to the sink once the handle is back in the pool.
@@ -52,28 +75,66 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Performs the request on `handle`, which was reset by the caller and may hold a live
-    /// connection from an earlier request. The head and the body go to the sink as they arrive;
-    /// the ending is returned so the engine can put the handle back before reporting it, and the
-    /// next request finds the connection free.
+    /// connection from an earlier request, then each redirect the policy follows on the same
+    /// handle. The final head and body go to the sink as they arrive; the ending is returned so
+    /// the engine can put the handle back before reporting it, and the next request finds the
+    /// connection free.
     func perform(on handle: UnsafeMutableRawPointer) -> Ending {
         guard !sink.isFinished else { return .settled }
         self.handle = handle
         defer { self.handle = nil }
+        startTime = DispatchTime.now().uptimeNanoseconds
+        while true {
+            let result: Int32
+            do {
+                result = try performOnce(on: handle)
+            } catch {
+                return .failure(error)
+            }
+            guard let next = pendingRedirect, shouldFollow(after: result) else {
+                return ending(for: result)
+            }
+            // The next hop: the same handle, reset (its connections stay alive) and configured
+            // anew for the redirect's request.
+            request = next.request
+            if !next.keepsBody { bodyFile = nil }
+            redirectsFollowed += 1
+            hp_curl_easy_reset(handle)
+            resetForNextResponse()
+        }
+    }
+
+    /// Configures `handle` for ``request`` and performs it once.
+    private func performOnce(on handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> Int32 {
         var headerList: UnsafeMutableRawPointer?
         defer { if let headerList { hp_curl_slist_free_all(headerList) } }
-        let result: Int32
-        do {
-            headerList = try configure(handle)
-            lastActivity = DispatchTime.now().uptimeNanoseconds
-            result = errorBuffer.withUnsafeMutableBufferPointer { buffer in
-                hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), buffer.baseAddress)
-                defer { hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), nil) }
-                return hp_curl_easy_perform(handle)
-            }
-        } catch {
-            return .failure(error)
+        headerList = try configure(handle)
+        lastActivity = DispatchTime.now().uptimeNanoseconds
+        return errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), buffer.baseAddress)
+            defer { hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), nil) }
+            return hp_curl_easy_perform(handle)
         }
-        return ending(for: result)
+    }
+
+    /// Whether to send the pending redirect after a perform that ended with `result`: unless the
+    /// call is settled or the transfer timed out. An error while the redirect's body was being
+    /// dropped does not matter (curl ignores that body too); the next request gets a new
+    /// connection.
+    private func shouldFollow(after result: Int32) -> Bool {
+        !sink.isFinished && !idleTimedOut && result != Int32(HP_CURLE_OPERATION_TIMEDOUT)
+    }
+
+    /// Forgets the previous response before the next request is sent.
+    private func resetForNextResponse() {
+        responseHeaders = HTTPHeaders()
+        statusLine = ""
+        bytesDelivered = 0
+        body = nil
+        progressCounts = (0, 0)
+        pendingRedirect = nil
+        droppedRedirectBytes = 0
+        errorBuffer[0] = 0
     }
 
     /// Reports an ending returned by ``perform(on:)``.
@@ -91,7 +152,7 @@ final class CurlTransfer: @unchecked Sendable {
         // Delivering the head runs the handler's gate, which may take its time: the idle clock
         // starts again once it returns.
         defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
-        if headDelivered { return true }  // trailers
+        if headDelivered || pendingRedirect != nil { return true }  // trailers
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             statusLine = line.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -120,6 +181,12 @@ final class CurlTransfer: @unchecked Sendable {
         // meanwhile, so the idle clock starts again once the handler returns.
         defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
         if sink.isFinished { return false }
+        if pendingRedirect != nil {
+            // A redirect's body is never the content: drop it, reading a short one to the end so
+            // that its connection can carry the next request.
+            droppedRedirectBytes += bytes.count
+            return droppedRedirectBytes <= Self.redirectBodyLimit
+        }
         if !headDelivered {
             guard deliverHead() else { return false }
         }
@@ -164,30 +231,34 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: - Private
 
+    /// At the end of a header block: a 1xx is skipped; a redirect the policy follows becomes the
+    /// pending redirect; any other response is the final one, and its head goes to the sink.
     private func endOfHeaderBlock() -> Bool {
-        let status = responseCode()
-        if (100..<200).contains(status) { return true }
-        if willFollowRedirect(status) { return true }
-        return deliverHead()
+        let head = currentHead()
+        if (100..<200).contains(head.status) { return true }
+        do {
+            pendingRedirect = try redirectPolicy.nextRequest(after: request, response: head, redirectsFollowed: redirectsFollowed)
+        } catch {
+            redirectFailure = error
+            return false
+        }
+        if pendingRedirect != nil { return true }
+        return deliverHead(head)
     }
 
-    /// Whether libcurl will follow this response (or fail with too many redirects) rather than
-    /// hand over its body: a redirect status with a `Location`, with redirects enabled.
-    private func willFollowRedirect(_ status: Int) -> Bool {
-        configuration.maximumRedirects > 0
-            && [300, 301, 302, 303, 307, 308].contains(status)
-            && responseHeaders.contains("Location")
+    /// The head of the response being received, as the sink and the redirect policy see it.
+    private func currentHead() -> ResponseHead {
+        ResponseHead(status: responseCode(), headers: responseHeaders, url: effectiveURL(), requestMethod: request.httpMethod ?? "GET")
     }
 
-    private func deliverHead() -> Bool {
+    private func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
-        let head = ResponseHead(
-            status: responseCode(), headers: responseHeaders, url: effectiveURL(), requestMethod: request.httpMethod ?? "GET")
-        return sink.receive(head: head)
+        return sink.receive(head: head ?? currentHead())
     }
 
     private func ending(for result: Int32) -> Ending {
         if sink.isFinished { return .settled }
+        if let redirectFailure { return .failure(redirectFailure) }
         if result == Int32(HP_CURLE_OK) {
             if !headDelivered, !deliverHead() { return .settled }
             return .end
@@ -202,8 +273,7 @@ final class CurlTransfer: @unchecked Sendable {
         let message = detail.isEmpty ? CurlLibrary.describe(result) : detail
         return .failure(CurlErrorMapping.map(
             code: result, message: message, headReceived: headDelivered,
-            expectedLength: headDelivered ? expectedLength : nil, bytesDelivered: bytesDelivered,
-            redirectLimit: configuration.maximumRedirects))
+            expectedLength: headDelivered ? expectedLength : nil, bytesDelivered: bytesDelivered))
     }
 
     private var expectedLength: Int64? {

@@ -3,7 +3,9 @@ import Foundation
 /// nginx on 127.0.0.1 with a configuration of the tests' own in a temporary directory, serving
 /// files generated at test time: large files, keep-alive, byte ranges (with `If-Range`), and the
 /// same files rate-limited under `/slow/` and, without an `ETag`, under `/noetag/`
-/// (`?rate=4m` or `X-Rate: 4m` for 4 MiB/s).
+/// (`?rate=4m` or `X-Rate: 4m` for 4 MiB/s). `/echo/credentials` answers with the request's
+/// method and its `Authorization`, `Proxy-Authorization` and `Cookie` headers, one `name=value`
+/// line each (the method also in an `X-Echo-Method` header, for `HEAD`).
 final class NginxServer: Sendable {
     let port: UInt16
     let root: URL
@@ -13,7 +15,8 @@ final class NginxServer: Sendable {
     let tls: TLS?
 
     struct TLS: Sendable {
-        /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost.
+        /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost. Its
+        /// `/downgrade` redirects (302) to the plain-HTTP `/echo/credentials`.
         let port: UInt16
         /// HTTPS on this port presents a certificate for `wrong.example` only.
         let wrongNamePort: UInt16
@@ -53,6 +56,7 @@ final class NginxServer: Sendable {
                     ssl_certificate \(tls.serverCertificate.path);
                     ssl_certificate_key \(tls.serverKey.path);
                     root \(root.path);
+                    location = /downgrade { return 302 http://127.0.0.1:\(port)/echo/credentials; }
                 }
                 server {
                     listen 127.0.0.1:\(wrong) ssl;
@@ -83,6 +87,11 @@ final class NginxServer: Sendable {
                     listen 127.0.0.1:\(port);
                     root \(root.path);
                     location /connections { return 200 "$connection_requests\\n"; }
+                    location /echo/credentials {
+                        default_type text/plain;
+                        add_header X-Echo-Method $request_method;
+                        return 200 "method=$request_method\\nauthorization=$http_authorization\\nproxy-authorization=$http_proxy_authorization\\ncookie=$http_cookie\\n";
+                    }
                     # The same files at a rate of ?rate= (or an X-Rate header's) bytes per
                     # second, for example 4m, to interrupt a download midway; under /noetag/
                     # without an ETag. The header leaves the URL as it is, so that a resumed

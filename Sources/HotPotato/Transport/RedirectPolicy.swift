@@ -1,0 +1,138 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one rule both engines follow for redirects: which responses are followed, where to, with
+/// which method, body and headers.
+///
+/// Neither engine lets its library follow a redirect. Each hands the head of every final
+/// (non-1xx) response to ``nextRequest(after:response:redirectsFollowed:)`` and either delivers
+/// that response to the handler or sends the request it returns: libcurl on the same easy handle
+/// (so a kept-alive connection is reused), URLSession as a new task on the same session.
+///
+/// - **Followed:** `301`, `302`, `303`, `307` and `308`, and only with a `Location` header. Any
+///   other status — `300`, `304`, `305`, `306`, or a redirect status without `Location` — is the
+///   final response and goes to the handler like any other.
+/// - **Limit:** at most ``maximumRedirects`` are followed; the next one fails the call with
+///   ``HotPotatoError/Code/tooManyRedirects`` (`limit` set to the maximum, `head` to the
+///   redirect). With a maximum of 0 nothing is followed and the `3xx` goes to the handler.
+/// - **Target:** `Location` is resolved against the URL that answered. Only `http` and `https`
+///   targets are followed: another scheme (`ftp:`, `file:` …) or a `Location` that is not a URL
+///   fails the call with ``HotPotatoError/Code/invalidRequest`` (`head` set to the redirect),
+///   rather than handing the handler a redirect as if it were the content asked for.
+/// - **Method and body:** `303` makes any method but `HEAD` a `GET` without a body. `301` and
+///   `302` make a `POST` a `GET` without a body, as browsers, curl and URLSession do, and keep any
+///   other method with its body. `307` and `308` keep the method and the body (a body file is
+///   sent again from its first byte). Whenever the body is dropped, so are the `Content-Type`,
+///   `Content-Length` and `Transfer-Encoding` request headers.
+/// - **Credentials:** when the target's origin differs from the current URL's — another scheme
+///   (so a downgrade from `https` to `http`, or an upgrade), another host (compared
+///   case-insensitively: `localhost` and `127.0.0.1` are different hosts) or another port (80
+///   for `http` and 443 for `https` when none is written) — the `Authorization`,
+///   `Proxy-Authorization` and `Cookie` request headers are removed, whatever their case, as curl
+///   and browsers do. Same-origin redirects keep them. Once removed they stay removed for the rest
+///   of the chain, even if a later redirect leads back to the first origin.
+struct RedirectPolicy: Sendable {
+    /// The statuses that are followed (with a `Location`).
+    static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The request headers that never follow a redirect to another origin (lowercased).
+    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    /// The request headers that describe a body, dropped with it (lowercased).
+    static let bodyHeaders: Set<String> = ["content-type", "content-length", "transfer-encoding"]
+
+    /// The most redirects a request follows (``Session/Configuration/maximumRedirects``); 0 or
+    /// less follows none.
+    let maximumRedirects: Int
+
+    /// The request to send next after `response`, or `nil` when `response` is the final one and
+    /// goes to the handler.
+    ///
+    /// - Parameters:
+    ///   - request: The request `response` answers (after any earlier redirects).
+    ///   - response: The head of a final (non-1xx) response.
+    ///   - redirectsFollowed: How many redirects this call has followed so far.
+    /// - Returns: The next request, and whether it sends the request body again (the same method
+    ///   with the same bytes: `request.httpBody`, or the body file from its first byte). When
+    ///   `keepsBody` is `false` the next request has no body at all.
+    /// - Throws: ``HotPotatoError/Code/tooManyRedirects`` past the limit;
+    ///   ``HotPotatoError/Code/invalidRequest`` for a `Location` that is not an `http` or `https`
+    ///   URL. Both carry `response` as their `head`.
+    func nextRequest(
+        after request: URLRequest, response: ResponseHead, redirectsFollowed: Int
+    ) throws(HotPotatoError) -> (request: URLRequest, keepsBody: Bool)? {
+        guard maximumRedirects > 0, Self.followedStatuses.contains(response.status),
+              let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces)
+        else { return nil }
+        guard redirectsFollowed < maximumRedirects else {
+            var error = HotPotatoError(
+                .tooManyRedirects, reason: "The request was redirected more than \(maximumRedirects) times.")
+            error.limit = Int64(maximumRedirects)
+            error.head = response
+            throw error
+        }
+        guard let current = request.url, let target = Self.resolve(location, against: current) else {
+            var error = HotPotatoError(
+                .invalidRequest,
+                reason: "The server redirected (\(response.status)) to \"\(location)\", which is not an http or https URL; "
+                    + "the redirect was not followed.")
+            error.head = response
+            throw error
+        }
+
+        var next = request
+        next.url = target
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let keepsBody: Bool
+        switch response.status {
+        case 303:
+            next.httpMethod = method == "HEAD" ? "HEAD" : "GET"
+            keepsBody = false
+        case 301 where method == "POST", 302 where method == "POST":
+            next.httpMethod = "GET"
+            keepsBody = false
+        default:
+            keepsBody = true
+        }
+        if !keepsBody {
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            Self.removeHeaders(Self.bodyHeaders, from: &next)
+        }
+        if !Self.sameOrigin(current, target) {
+            Self.removeHeaders(Self.credentialHeaders, from: &next)
+        }
+        return (next, keepsBody)
+    }
+
+    /// `location` resolved against `base`, when it is an absolute `http` or `https` URL with a host.
+    static func resolve(_ location: String, against base: URL) -> URL? {
+        guard !location.isEmpty, let url = URL(string: location, relativeTo: base)?.absoluteURL,
+              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty
+        else { return nil }
+        return url
+    }
+
+    /// Whether two URLs have the same origin: scheme and host compared case-insensitively, and
+    /// the same port once the scheme's default (80 or 443) stands in for a missing one.
+    static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
+        func origin(_ url: URL) -> (scheme: String, host: String, port: Int?) {
+            let scheme = url.scheme?.lowercased() ?? ""
+            let defaultPort: Int? = scheme == "http" ? 80 : scheme == "https" ? 443 : nil
+            return (scheme, url.host?.lowercased() ?? "", url.port ?? defaultPort)
+        }
+        let (a, b) = (origin(first), origin(second))
+        return a.scheme == b.scheme && a.host == b.host && a.port == b.port
+    }
+
+    /// Removes every header whose lowercased name is in `names`.
+    private static func removeHeaders(_ names: Set<String>, from request: inout URLRequest) {
+        guard let fields = request.allHTTPHeaderFields,
+              fields.keys.contains(where: { names.contains($0.lowercased()) })
+        else { return }
+        request.allHTTPHeaderFields = fields.filter { !names.contains($0.key.lowercased()) }
+    }
+}
