@@ -20,13 +20,18 @@ import Testing
 /// Environment: `HOTPOTATO_SOAK_SEED` (default: random, printed) reruns a seed's case list exactly;
 /// `HOTPOTATO_SOAK_CASES` (default 500) sets how many; `HOTPOTATO_SOAK_CASE=i` runs only case i
 /// of the seed, printing it; `HOTPOTATO_SOAK_VERBOSE=1` prints every case before it runs (to find
-/// the case that crashed a run); `HOTPOTATO_SOAK_SKIP=kind,kind` leaves out fault kinds (a
-/// debugging aid, prefix match on the kind names of the summary). Each failure's message carries
+/// the case that crashed a run); `HOTPOTATO_SOAK_SKIP=a,b+c` leaves out the cases that
+/// match a, or both b and c (a debugging aid, for when one known failure drowns the rest): fault
+/// kinds as the summary names them (a prefix is enough: `206`, `contentLength`), handlers
+/// (`jsonLines`), engines (`curl`, `URLSession`), `cancel`, `twoWriters`, `diskFull`, `exists`. Each failure's message carries
 /// the command that reruns its case. The disk-full cases need Linux and root (a tmpfs is mounted),
 /// so a seed's case list depends on that too, and on the engines available.
 @Suite struct FaultSoakTests {
     /// Resident memory may grow this much over the run before it counts as runaway buffering.
     static let memoryAllowance = 300 * 1024 * 1024
+    /// A case that has not finished after this long has hung (a case takes well under 10 s: the
+    /// longest waits are a 1.5 s gate and a 0.5 s timeout, and every other timeout is 15 s).
+    static let caseDeadline: TimeInterval = 60
 
     @Test func faultSoak() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -50,18 +55,38 @@ import Testing
         var faults: [String: Int] = [:]
         var handlers: [String: Int] = [:]
         var classes: [String: Int] = [:]
+        var outcomes: [String: Int] = [:]
         var failedCases = 0
         var ran = 0
         let start = Date()
         for index in indices {
             let soakCase = SoakCaseGenerator.makeCase(
                 seed: seed, index: index, engines: allEngines, diskFullSupported: smallFileSystem != nil)
-            if skipped.contains(where: { soakCase.fault.kind.hasPrefix($0) }) { continue }
+            if skipped.contains(where: { soakCase.matches($0) }) { continue }
             if verbose { Self.say("FaultSoak: \(soakCase)") }
             ran += 1
             faults[soakCase.fault.kind, default: 0] += 1
             handlers[soakCase.handler.rawValue, default: 0] += 1
-            var problems = try await Self.runCase(soakCase, runner: runner, server: server, smallFileSystem: smallFileSystem)
+            let rerun = "HOTPOTATO_SOAK_SEED=\(seed) HOTPOTATO_SOAK_CASE=\(index) swift test --skip-build --filter FaultSoak"
+            guard let (found, results) = try await Self.withDeadline(seconds: Self.caseDeadline, {
+                try await Self.runCase(soakCase, runner: runner, server: server, smallFileSystem: smallFileSystem)
+            }) else {
+                // A hung call may hold one of the few cooperative threads for good: stop here.
+                failedCases += 1
+                classes["[hang] [\(soakCase.engine)] \(soakCase.handler)", default: 0] += 1
+                let message = "FaultSoak \(soakCase)\n  [hang] the case did not finish within \(Int(Self.caseDeadline)) s;"
+                    + " the soak stops here (a deadlock or a call that never completes)\n  rerun: \(rerun)"
+                Self.say(message)
+                Issue.record(Comment(rawValue: message))
+                break
+            }
+            var problems = found
+            for result in results {
+                switch result {
+                case .success: outcomes["success", default: 0] += 1
+                case .failure(let error): outcomes[".\(error.code)", default: 0] += 1
+                }
+            }
 
             let memory = Self.residentMemory()
             peakMemory = max(peakMemory, memory)
@@ -74,7 +99,6 @@ import Testing
                 let tag = problem.prefix { $0 != ":" }
                 classes[String(tag) + " [\(soakCase.engine)]", default: 0] += 1
             }
-            let rerun = "HOTPOTATO_SOAK_SEED=\(seed) HOTPOTATO_SOAK_CASE=\(index) swift test --skip-build --filter FaultSoak"
             let message = "FaultSoak \(soakCase)\n  " + problems.joined(separator: "\n  ") + "\n  rerun: \(rerun)"
             if verbose || failedCases <= 200 { Self.say(message) }
             Issue.record(Comment(rawValue: message))
@@ -84,6 +108,7 @@ import Testing
             + " (\(String(format: "%.0f", ran == 0 ? 0 : elapsed * 1000 / Double(ran))) ms a case), failures: \(failedCases)"
             + ", memory \(startMemory >> 20) → peak \(peakMemory >> 20) MiB")
         Self.say("FaultSoak faults: " + faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        Self.say("FaultSoak outcomes: " + outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         Self.say("FaultSoak handlers: " + handlers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         if !classes.isEmpty {
             Self.say("FaultSoak failure classes: " + classes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: "; "))
@@ -91,10 +116,10 @@ import Testing
     }
 
     /// Runs one case in a directory of its own, waits for it to settle, checks it, and removes the
-    /// directory; returns the violations.
+    /// directory; returns the violations and the calls' results.
     static func runCase(
         _ soakCase: SoakCase, runner: SoakRunner, server: SoakServer, smallFileSystem: SmallFileSystem?
-    ) async throws -> [String] {
+    ) async throws -> ([String], [Result<SoakRunner.Content, HotPotatoError>]) {
         let resource = SoakResource(kind: soakCase.handler.resourceKind, size: soakCase.resourceSize, seed: soakCase.contentSeed)
         let directory: URL
         if soakCase.diskFull, let smallFileSystem {
@@ -125,7 +150,33 @@ import Testing
             if !left.isEmpty { problems.append("[follow-up] \(soakCase.fault.kind): the honest retry left \(left.joined(separator: ", "))") }
             if !open.isEmpty { problems.append("[follow-up] \(soakCase.fault.kind): still open after the retry: \(open.joined(separator: ", "))") }
         }
-        return problems
+        return (problems, run.outcomes.map(\.result))
+    }
+
+    /// Runs `work`, or gives up waiting for it after `seconds` and returns nil (the work is left
+    /// to itself: it is hung).
+    static func withDeadline<Value: Sendable>(
+        seconds: TimeInterval, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value? {
+        let waiter = Locked<CheckedContinuation<Result<Value, any Error>?, Never>?>(nil)
+        @Sendable func resume(_ result: Result<Value, any Error>?) {
+            waiter.withLock { continuation in
+                continuation?.resume(returning: result)
+                continuation = nil
+            }
+        }
+        let result = await withCheckedContinuation { continuation in
+            waiter.withLock { $0 = continuation }
+            Task {
+                do {
+                    resume(.success(try await work()))
+                } catch {
+                    resume(.failure(error))
+                }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { resume(nil) }
+        }
+        return try result?.get()
     }
 
     /// The directory's entries and the descriptors open under it, once nothing is open there any

@@ -63,6 +63,17 @@ struct SoakCase: Sendable, CustomStringConvertible {
 
     var effectiveErrorBodyLimit: Int { errorBodyLimit ?? ErrorBody.defaultLimit }
 
+    /// Whether the case matches a `HOTPOTATO_SOAK_SKIP` entry: every `+`-separated part of it names
+    /// the case's fault kind (or a prefix of it), handler, engine, or one of `cancel`,
+    /// `twoWriters`, `diskFull`, `exists`.
+    func matches(_ filter: String) -> Bool {
+        let tags = [handler.rawValue, "\(engine)", cancelAfter == nil ? "" : "cancel", concurrent ? "twoWriters" : "",
+                    diskFull ? "diskFull" : "", preexisting ? "exists" : ""]
+        return filter.split(separator: "+").allSatisfy { part in
+            fault.kind.hasPrefix(part) || tags.contains(String(part))
+        }
+    }
+
     var description: String {
         var text = "case \(index): \(engine) \(handler) of \(resourceSize) B, server: \(fault)"
         if let partial { text += ", partial \(partial.count) B\(partial.staleValidator ? " (stale validator)" : "")" }
