@@ -2,8 +2,8 @@
 # HotPotato's one test command. On a fresh Debian machine it installs what the tests need when it
 # is missing (nginx and openssl from apt, httpbin from PyPI), builds with warnings as errors, runs
 # every test against both engines (the tests start and stop their own servers on 127.0.0.1; the
-# CPU-bound suites in a pass of their own first), runs the memory-bound tests on their own and one
-# at a time, runs the concurrent transport suites under
+# CPU-bound suites in a pass of their own first), runs the fault soak on its own, runs the
+# memory-bound tests on their own and one at a time, runs the concurrent transport suites under
 # ThreadSanitizer, runs a smoke of both benchmark harnesses (so they never rot) and checks the
 # handler microbenchmarks' malloc counts against their committed thresholds, and checks the DocC
 # catalog. Run it from anywhere: `./Tests/run-all.sh`.
@@ -79,7 +79,14 @@ say "Running the CPU-bound suites on their own"
 limit 900 swift test --skip-build --filter "$cpu_bound_suites"
 
 say "Running the other tests"
-limit 1800 swift test --skip-build --skip "$cpu_bound_suites"
+limit 1800 swift test --skip-build --skip "$cpu_bound_suites|FaultSoakTests"
+
+# On its own too: 500 seeded random faults against every handler and both engines, about a minute.
+# It prints its seed and a summary on standard error; a failure's message has the command that
+# reruns its case (HOTPOTATO_SOAK_SEED=… HOTPOTATO_SOAK_CASE=…). The long soak is
+# HOTPOTATO_SOAK_CASES=10000 (see Tests/HotPotatoTests/Soak/FaultSoakTests.swift).
+say "Running the fault soak on its own (500 cases)"
+limit 900 swift test --skip-build --filter FaultSoakTests
 
 # One at a time, too: each downloads through a process of its own whose peak memory depends on
 # URLSession's delegate queue getting CPU time, and a second probe spinning beside it took that
