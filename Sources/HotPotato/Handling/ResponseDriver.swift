@@ -38,6 +38,12 @@ public final class ResponseDriver<Handler: ContentHandler> {
     public private(set) var bytesReceived: Int64 = 0
     /// The outcome, once known.
     public private(set) var result: Result<Handler.Content, HotPotatoError>?
+    /// Whether the request asked for a range (had a `Range` header). When `false`, a
+    /// `206 Partial Content` fails with ``HotPotatoError/Code/malformedResponse`` before the
+    /// handler sees it: a server may send one only to a range request (RFC 9110), and a part is
+    /// not the resource. `nil` (the default: the driver does not know the request) lets the
+    /// handler decide. ``Session`` sets it for every call.
+    public var rangeRequested: Bool?
 
     private enum State {
         case awaitingHead
@@ -71,6 +77,13 @@ public final class ResponseDriver<Handler: ContentHandler> {
                 .malformedResponse,
                 reason: "The response's Content-Length \(values) is not one decimal number, so where its body ends "
                     + "cannot be known.")))
+            return false
+        }
+        if head.status == 206, rangeRequested == false {
+            fail(with: attachHead(to: HotPotatoError(
+                .malformedResponse,
+                reason: "The server answered 206 Partial Content (\(head.headers["Content-Range"].map { "Content-Range \($0)" } ?? "no Content-Range")) "
+                    + "to a request for the whole resource; a part is not the content.")))
             return false
         }
         do {

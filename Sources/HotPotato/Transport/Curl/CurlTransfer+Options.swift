@@ -60,8 +60,12 @@ extension CurlTransfer {
             string(Int32(HP_CURLOPT_CAINFO), authorities.path)
         }
 
-        // Transparent decompression, unless the caller asked for an encoding of their own.
-        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+        // Transparent decompression, unless the caller asked for a coding of their own. A request
+        // for `identity` (a resumable download's) still decodes a coded answer the server sends
+        // anyway, as URLSession does: the bytes handed on are the resource's, never its gzip. (A
+        // header of the caller's is what is sent; the option only turns decoding on.)
+        let acceptEncoding = request.value(forHTTPHeaderField: "Accept-Encoding")
+        if acceptEncoding == nil || acceptEncoding?.trimmingCharacters(in: .whitespaces).lowercased() == "identity" {
             string(Int32(HP_CURLOPT_ACCEPT_ENCODING), "")
         }
 
