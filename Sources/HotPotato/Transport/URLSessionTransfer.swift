@@ -53,6 +53,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         var mode = Mode.direct
         var ending: Ending?
         var stopped = false
+        /// A redirect answer is being given: a stop meanwhile cancels the task once it is given.
+        var answeringRedirect = false
+        var cancelAfterAnswer = false
         var redirects = 0
         var expectedLength: Int64?
         var hasHead = false
@@ -146,18 +149,27 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// is delivered as the final one.
     ///
     /// On Linux, answering after the task was cancelled is a fatal error in FoundationNetworking,
-    /// and so is a cancel processed before an answer already given. So the answer is given under
-    /// the same lock ``stop()`` takes, and only if the task has not been stopped; a cancel issued
-    /// afterwards reaches URLSession's work queue after the answer.
+    /// and so is a cancel processed before an answer already given. So the answer is given only if
+    /// the task has not been stopped, and a ``stop()`` that comes while it is being given cancels
+    /// the task only once it has been: the cancel reaches URLSession's work queue after the
+    /// answer. The answer itself is given outside the lock, like every call into URLSession.
     func handleRedirect(to request: URLRequest, limit: Int, completionHandler: (URLRequest?) -> Void) {
-        let exceeded = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
+        let decision = state.withLock { state -> (answer: URLRequest?, exceeded: Bool)? in
+            guard !state.stopped else { return nil }
             state.redirects += 1
+            state.answeringRedirect = true
             let follow = limit > 0 && state.redirects <= limit
-            completionHandler(follow ? request : nil)
-            return limit > 0 && state.redirects > limit
+            return (follow ? request : nil, limit > 0 && state.redirects > limit)
         }
-        guard exceeded else { return }
+        guard let decision else { return }
+        completionHandler(decision.answer)
+        let cancelNow = state.withLock { state -> Bool in
+            state.answeringRedirect = false
+            defer { state.cancelAfterAnswer = false }
+            return state.cancelAfterAnswer
+        }
+        if cancelNow { cancelTask() }
+        guard decision.exceeded else { return }
         var error = HotPotatoError(.tooManyRedirects, reason: "The request was redirected more than \(limit) times.")
         error.limit = Int64(limit)
         sink.fail(error)
@@ -169,11 +181,16 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// Stops the task. URLSession's `cancel()` can block for seconds on a busy transfer, so it runs
     /// on a queue of its own; whatever still arrives is ignored because the sink is finished.
     func stop() {
-        let first = state.withLock { state -> Bool in
-            defer { state.stopped = true }
-            return !state.stopped
+        let cancelNow = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.stopped = true
+            if state.answeringRedirect { state.cancelAfterAnswer = true }
+            return !state.answeringRedirect
         }
-        guard first else { return }
+        if cancelNow { cancelTask() }
+    }
+
+    private func cancelTask() {
         let task = task
         DispatchQueue.global(qos: .utility).async { task.cancel() }
     }
