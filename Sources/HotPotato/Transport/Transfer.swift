@@ -126,7 +126,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// in progress returns, cleans the handler up, and stops the engine.
     ///
     /// Never waits: when a handler call is in progress, the cancel is left for the thread making
-    /// it, which carries it out as soon as the call returns.
+    /// it, which carries it out as soon as the call returns. No handler call begins after this
+    /// returns; one that holds the lock already may still be about to.
     func cancel() {
         let queued = flags.withLock { flags -> Bool in
             guard !flags.finished, flags.pendingFailure == nil else { return false }
@@ -142,18 +143,20 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         Double(DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000_000
     }
 
-    /// Runs `body` with the driver under the handler lock, unless the outcome is settled, and
-    /// settles it when the driver has a result; then, with the lock released, delivers what the
-    /// call left to do and carries out a cancel that arrived meanwhile.
+    /// Runs `body` with the driver under the handler lock, unless the outcome is settled or a
+    /// cancel is pending (which it then carries out instead), and settles the outcome when the
+    /// driver has a result; then, with the lock released, delivers what the call left to do and
+    /// carries out a cancel that arrived meanwhile.
     @discardableResult
     private func withHandler<T>(_ body: (ResponseDriver<Handler>, inout Aftermath) -> T) -> T? {
         if isFinished { return nil }
         var aftermath = Aftermath()
         handlerLock.lock()
-        let value: T?
-        if isFinished {
-            value = nil
-        } else {
+        var value: T?
+        if let failure = takePendingFailure() {
+            _ = driver.fail(failure)
+            settleIfDone(&aftermath)
+        } else if !isFinished {
             value = body(driver, &aftermath)
             settleIfDone(&aftermath)
         }
@@ -168,17 +171,22 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// before the lock was found busy.
     private func failIfPending() {
         while flags.withLock({ $0.pendingFailure != nil }), handlerLock.try() {
-            let failure = flags.withLock { flags -> HotPotatoError? in
-                defer { flags.pendingFailure = nil }
-                return flags.finished ? nil : flags.pendingFailure
-            }
             var aftermath = Aftermath()
-            if let failure {
+            if let failure = takePendingFailure() {
                 _ = driver.fail(failure)
                 settleIfDone(&aftermath)
             }
             handlerLock.unlock()
             deliver(aftermath)
+        }
+    }
+
+    /// Called under the handler lock: the pending failure, if any and the outcome is not settled
+    /// yet; clears it either way.
+    private func takePendingFailure() -> HotPotatoError? {
+        flags.withLock { flags -> HotPotatoError? in
+            defer { flags.pendingFailure = nil }
+            return flags.finished ? nil : flags.pendingFailure
         }
     }
 
