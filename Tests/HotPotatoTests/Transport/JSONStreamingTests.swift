@@ -162,8 +162,10 @@ import Testing
         let held = line * 20
         let tag = "stop-early-\(engine)-\(UUID().uuidString)"
         let url = server.url("/jsonlines?count=2000&chunk=\(line * 10)&holdAt=\(held)&gate=\(tag)&holdSeconds=60&abandon=\(tag)")
+        // An idle timeout longer than the hold, so that only leaving the loop can end the call.
+        let session = testSession(engine: engine, timeout: 120)
         var taken = 0
-        for try await _ in testSession(engine: engine).get(url).streamJSONLines(of: Event.self, bufferSize: 2) {
+        for try await _ in session.get(url).streamJSONLines(of: Event.self, bufferSize: 2) {
             taken += 1
             if taken == 15 { break }
         }
