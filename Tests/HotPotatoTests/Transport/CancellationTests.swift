@@ -75,20 +75,35 @@ import Testing
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let session = testSession(engine: engine)
+        let session = testSession(engine: engine) { $0.progressInterval = 0.01 }
         let cancelReturned = Locked(false)
         let late = Locked(0)
+        let cancelledAt = Locked<Date?>(nil)
+        let task = Locked<Task<Response<URL>, any Error>?>(nil)
         let destination = scratch.file("big.bin")
-        let call = session.get(nginx.url("big.bin")).handled(by: Self.countingWriter(destination, cancelled: cancelReturned, count: late)).start()
-        let task = Task { try await call.response() }
-        try await Task.sleep(for: .milliseconds(200))
-        // The task's cancellation handler cancels the call on this thread, within cancel().
-        let cancelled = Date()
-        task.cancel()
-        cancelReturned.withLock { $0 = true }
-        let latency = await completionDate(of: call).timeIntervalSince(cancelled)
-        let result = await task.result
-        #expect((result.failure as? HotPotatoError)?.code == .cancelled)
+        // The awaiting task is cancelled from the progress callback, on a queue of its own, once
+        // 1 MiB has arrived: mid-download however long this task waits for a cooperative thread.
+        // The task's cancellation handler cancels the call right there, within cancel().
+        let call = session.get(nginx.url("big.bin"))
+            .handled(by: Self.countingWriter(destination, cancelled: cancelReturned, count: late))
+            .onProgress(queue: DispatchQueue(label: "canceller")) { progress in
+                guard progress.bytesReceived >= 1 << 20, let current = task.withLock({ $0 }) else { return }
+                let first = cancelledAt.withLock { date -> Bool in
+                    defer { if date == nil { date = Date() } }
+                    return date == nil
+                }
+                guard first else { return }
+                current.cancel()
+                cancelReturned.withLock { $0 = true }
+            }
+            .start()
+        let awaiting = Task { try await call.response() }
+        task.withLock { $0 = awaiting }
+        let completed = await completionDate(of: call)
+        let result = await awaiting.result
+        #expect((result.failure as? HotPotatoError)?.code == .cancelled, "\(result)")
+        let cancelled = try #require(cancelledAt.withLock { $0 }, "the download completed before 1 MiB was reported")
+        let latency = completed.timeIntervalSince(cancelled)
         #expect(latency < Self.prompt, "completed \(latency) s after the task was cancelled")
         let chunks = late.withLock { $0 }
         #expect(chunks <= 1, "the handler took \(chunks) chunks after the task was cancelled")
@@ -121,12 +136,16 @@ import Testing
         let firstReturned = Locked<Date?>(nil)
         let call = testSession(engine: engine).get(nginx.url("big.bin"))
             .handled(by: BlockingHandler(entered: entered, calls: calls, firstReturned: firstReturned)).start()
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { entered.wait(); continuation.resume() }
-        }
-        let cancelled = Date()
-        call.cancel()
+        // Cancelled from a thread of its own while the handler call is in progress, not from this
+        // task, which a busy machine could keep waiting until the download is over.
+        let cancelledAt = Locked<Date?>(nil)
+        Thread {
+            entered.wait()
+            cancelledAt.withLock { $0 = Date() }
+            call.cancel()
+        }.start()
         let completed = await completionDate(of: call)
+        let cancelled = try #require(cancelledAt.withLock { $0 })
         let error = await expectFailure { try await call.response() }
         #expect(error?.code == .cancelled)
         // The call completes once the handler call in progress has returned, and before any other.
