@@ -80,14 +80,20 @@ import Testing
         let late = Locked(0)
         let cancelledAt = Locked<Date?>(nil)
         let task = Locked<Task<Response<URL>, any Error>?>(nil)
+        let awaitingSince = Locked<Date?>(nil)
         let destination = scratch.file("big.bin")
         // The awaiting task is cancelled from the progress callback, on a queue of its own, once
         // 1 MiB has arrived: mid-download however long this task waits for a cooperative thread.
-        // The task's cancellation handler cancels the call right there, within cancel().
-        let call = session.get(nginx.url("big.bin"))
+        // Its cancellation handler then cancels the call right there, within cancel() — once the
+        // task awaits the response: a task cancelled before it runs cancels the call only when it
+        // gets a thread, which a busy machine can delay for seconds. So the cancel waits until
+        // the task has been about to await for 50 ms (it gets there in microseconds). At 16 MiB/s
+        // the download lasts 16 s: time enough for the task to start.
+        let call = session.get(nginx.url("slow/big.bin")).query("rate", "16m")
             .handled(by: Self.countingWriter(destination, cancelled: cancelReturned, count: late))
             .onProgress(queue: DispatchQueue(label: "canceller")) { progress in
-                guard progress.bytesReceived >= 1 << 20, let current = task.withLock({ $0 }) else { return }
+                guard progress.bytesReceived >= 1 << 20, let current = task.withLock({ $0 }),
+                      let since = awaitingSince.withLock({ $0 }), Date().timeIntervalSince(since) > 0.05 else { return }
                 let first = cancelledAt.withLock { date -> Bool in
                     defer { if date == nil { date = Date() } }
                     return date == nil
@@ -97,7 +103,10 @@ import Testing
                 cancelReturned.withLock { $0 = true }
             }
             .start()
-        let awaiting = Task { try await call.response() }
+        let awaiting = Task {
+            awaitingSince.withLock { $0 = Date() }
+            return try await call.response()
+        }
         task.withLock { $0 = awaiting }
         let completed = await completionDate(of: call)
         let result = await awaiting.result
