@@ -97,6 +97,8 @@ HOTPOTATO_MEMORY_TESTS=1 limit 600 swift test --skip-build --no-parallel --filte
 if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
   say "Running the concurrent suites (transport, shared JSONDocument lookups) under ThreadSanitizer"
   swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+  # "Cancellation" selects CancellationRaceTests too: cancels racing completions, thousands of
+  # times on each engine, each round with a deadline (about 75 s of the pass here).
   limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
     --filter "Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS" 2>&1 \
     | tee .build-tsan/tsan.log

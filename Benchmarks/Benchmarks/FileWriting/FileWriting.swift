@@ -15,8 +15,14 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 1,
         maxDuration: .seconds(Fixtures.isSmoke ? 1 : 5),
         maxIterations: Fixtures.isSmoke ? 2 : 200,
-        thresholds: [.mallocCountTotal: .init(relative: [.p90: 20], absolute: [.p90: 50])]
+        // Malloc counts of HotPotato's own cases only, 100 over the committed count at most: see
+        // HandlerThroughput.swift.
+        thresholds: [.mallocCountTotal: .init(absolute: [.p90: 100])]
     )
+    // A baseline, not HotPotato's code: measured for comparison, never checked against a
+    // threshold (it has no file in Thresholds/, and no tolerance to cross should one appear).
+    var baseline = Benchmark.defaultConfiguration
+    baseline.thresholds = [.mallocCountTotal: BenchmarkThresholds()]
     let body = Fixtures.binary(size)
     let head = Fixtures.head(contentType: "application/octet-stream", length: size)
     let directory = FileManager.default.temporaryDirectory
@@ -31,7 +37,7 @@ let benchmarks: @Sendable () -> Void = {
                     FileWriter(destination: destination, existingFilePolicy: .replace), head: head, chunks: chunks))
             }
         }
-        Benchmark("writeLoop_\(label)") { benchmark in
+        Benchmark("writeLoop_\(label)", configuration: baseline) { benchmark in
             let path = directory.appendingPathComponent("hotpotato-bench-\(UUID().uuidString)").path
             defer { unlink(path) }
             for _ in benchmark.scaledIterations {

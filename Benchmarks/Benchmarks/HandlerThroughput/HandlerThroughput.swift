@@ -12,9 +12,15 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 1,
         maxDuration: .seconds(Fixtures.isSmoke ? 1 : 3),
         maxIterations: Fixtures.isSmoke ? 3 : 1_000,
-        // Only malloc counts get a committed threshold, as swift-nio does. They vary by a few
-        // between runs (44 or 48 for StringConverter), hence 20 % (or 50 mallocs).
-        thresholds: [.mallocCountTotal: .init(relative: [.p90: 20], absolute: [.p90: 50])]
+        // Only malloc counts get a committed threshold, as swift-nio does, and only HotPotato's own
+        // cases have one: the baselines of the other targets (writeLoop, JSONSerialization,
+        // JSONDecoder, String(decoding:as:)) are other code. The plugin fails a count that
+        // crosses the relative or the absolute tolerance, whichever it crosses, so there is only an
+        // absolute one: 100 mallocs over the committed count. Counts vary from run to run by up to
+        // about 25 (mallocs on other threads: FileWriter_16KiB 99-107, JSONParser_16KiB
+        // 170 814-170 839, writeLoop 39-59); one malloc more per chunk adds 128 (64 KiB chunks of
+        // 8 MiB) or more, and one more per element or decoding adds thousands.
+        thresholds: [.mallocCountTotal: .init(absolute: [.p90: 100])]
     )
     let binary = Fixtures.binary(size)
     let text = Fixtures.text(size)

@@ -14,8 +14,14 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 1,
         maxDuration: .seconds(Fixtures.isSmoke ? 1 : 5),
         maxIterations: Fixtures.isSmoke ? 2 : 200,
-        thresholds: [.mallocCountTotal: .init(relative: [.p90: 20], absolute: [.p90: 50])]
+        // Malloc counts of HotPotato's own cases only, 100 over the committed count at most: see
+        // HandlerThroughput.swift.
+        thresholds: [.mallocCountTotal: .init(absolute: [.p90: 100])]
     )
+    // A baseline, not HotPotato's code: measured for comparison, never checked against a
+    // threshold (it has no file in Thresholds/, and no tolerance to cross should one appear).
+    var baseline = Benchmark.defaultConfiguration
+    baseline.thresholds = [.mallocCountTotal: BenchmarkThresholds()]
     let document = Fixtures.jsonDocument(size)
     let head = Fixtures.head(contentType: "application/json", length: document.count)
     for chunkSize in Fixtures.chunkSizes {
@@ -41,12 +47,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try JSON.decode([Fixtures.User].self, from: document))
         }
     }
-    Benchmark("JSONSerialization_whole") { benchmark in
+    Benchmark("JSONSerialization_whole", configuration: baseline) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try JSONSerialization.jsonObject(with: document))
         }
     }
-    Benchmark("JSONDecoder_Users_whole") { benchmark in
+    Benchmark("JSONDecoder_Users_whole", configuration: baseline) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try JSONDecoder().decode([Fixtures.User].self, from: document))
         }
@@ -60,7 +66,7 @@ let benchmarks: @Sendable () -> Void = {
             for _ in 0..<1000 { blackHole(try JSON.decode([Fixtures.User].self, from: small)) }
         }
     }
-    Benchmark("JSONDecoder_decode_small_x1000") { benchmark in
+    Benchmark("JSONDecoder_decode_small_x1000", configuration: baseline) { benchmark in
         let decoder = JSONDecoder()
         for _ in benchmark.scaledIterations {
             for _ in 0..<1000 { blackHole(try decoder.decode([Fixtures.User].self, from: small)) }

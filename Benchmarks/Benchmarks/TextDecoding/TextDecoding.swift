@@ -12,8 +12,14 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 1,
         maxDuration: .seconds(Fixtures.isSmoke ? 1 : 3),
         maxIterations: Fixtures.isSmoke ? 3 : 1_000,
-        thresholds: [.mallocCountTotal: .init(relative: [.p90: 20], absolute: [.p90: 50])]
+        // Malloc counts of HotPotato's own cases only, 100 over the committed count at most: see
+        // HandlerThroughput.swift.
+        thresholds: [.mallocCountTotal: .init(absolute: [.p90: 100])]
     )
+    // A baseline, not HotPotato's code: measured for comparison, never checked against a
+    // threshold (it has no file in Thresholds/, and no tolerance to cross should one appear).
+    var baseline = Benchmark.defaultConfiguration
+    baseline.thresholds = [.mallocCountTotal: BenchmarkThresholds()]
     let text = Fixtures.text(size)
     let head = Fixtures.head(contentType: "text/plain; charset=utf-8", length: text.count)
     for chunkSize in Fixtures.chunkSizes {
@@ -24,7 +30,7 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
-    Benchmark("StringDecodingAsUTF8_whole") { benchmark in
+    Benchmark("StringDecodingAsUTF8_whole", configuration: baseline) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(String(decoding: text, as: UTF8.self))
         }

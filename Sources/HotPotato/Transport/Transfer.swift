@@ -7,6 +7,15 @@ import Foundation
 /// Handler calls happen under `handlerLock`, so an engine thread and a cancelling thread never
 /// touch the handler at the same time. Cancellation settles the outcome as soon as the handler
 /// call in progress (if any) returns: it never waits for the engine.
+///
+/// ## What runs under the lock, and who waits for it
+///
+/// Only the driver and the handler run under `handlerLock`. Resuming the caller (settling the
+/// ``Completion``), progress updates and stopping the engine happen after it is released. And
+/// only the engine's own thread ever waits for the lock: a cancel — which Swift runs in a task's
+/// cancellation handler, holding that task's status lock, which resuming the task needs — never
+/// blocks on it. When the lock is busy, the cancel is left pending, and whoever holds the lock
+/// carries it out as soon as it lets go (see ``cancel()``).
 final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable where Handler.Content: Sendable {
     let completion = Completion<Handler.Content>()
     let progress: ProgressReporter
@@ -28,6 +37,17 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     private struct Flags {
         var finished = false
+        var stopEngine: (@Sendable () -> Void)?
+        /// A failure (a cancel) that found the handler lock busy: the lock's holder carries it out
+        /// once it has let go of the lock.
+        var pendingFailure: HotPotatoError?
+    }
+
+    /// What a handler call leaves to do once the handler lock is released: a progress update, and
+    /// the settled outcome with the engine's stop.
+    private struct Aftermath {
+        var report: (progress: TransferProgress, force: Bool)?
+        var outcome: Completion<Handler.Content>.Outcome?
         var stopEngine: (@Sendable () -> Void)?
     }
 
@@ -52,26 +72,28 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     }
 
     func receive(head: ResponseHead) -> Bool {
-        withHandler { driver in
+        let more = withHandler { driver, aftermath in
             headTime = elapsed
             // A compressed body's declared length is not the length that arrives.
             expectedBytes = head.hasNoBody ? 0 : head.contentEncodings.isEmpty ? head.contentLength : nil
             let more = driver.receive(head: head)
-            if more { reportProgress(driver, force: true) }
+            if more { aftermath.report = (currentProgress(driver), true) }
             return more
-        } ?? false
+        }
+        return more == true && !isFinished
     }
 
     func receive(_ chunk: Data) -> Bool {
-        withHandler { driver in
+        let more = withHandler { driver, aftermath in
             let more = driver.receive(chunk)
-            if more { reportProgress(driver, force: false) }
+            if more { aftermath.report = (currentProgress(driver), false) }
             return more
-        } ?? false
+        }
+        return more == true && !isFinished
     }
 
     func receive(borrowing bytes: UnsafeRawBufferPointer) -> Bool {
-        withHandler { driver in
+        let more = withHandler { driver, aftermath in
             let more: Bool
             if borrowsChunks, let base = bytes.baseAddress {
                 // HotPotato's own handlers never keep a chunk: lend them the engine's bytes.
@@ -83,26 +105,36 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
                 chunkBuffer.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
                 more = driver.receive(chunkBuffer)
             }
-            if more { reportProgress(driver, force: false) }
+            if more { aftermath.report = (currentProgress(driver), false) }
             return more
-        } ?? false
+        }
+        return more == true && !isFinished
     }
 
     func end() {
-        withHandler { driver in
+        withHandler { driver, aftermath in
             let result = driver.finish()
-            if case .success = result { reportProgress(driver, force: true) }
+            if case .success = result { aftermath.report = (currentProgress(driver), true) }
         }
     }
 
     func fail(_ error: HotPotatoError) {
-        withHandler { driver in _ = driver.fail(error) }
+        withHandler { driver, _ in _ = driver.fail(error) }
     }
 
     /// Cancels the call: settles it with ``HotPotatoError/Code/cancelled`` once the handler call
     /// in progress returns, cleans the handler up, and stops the engine.
+    ///
+    /// Never waits: when a handler call is in progress, the cancel is left for the thread making
+    /// it, which carries it out as soon as the call returns. No handler call begins after this
+    /// returns; one that holds the lock already may still be about to.
     func cancel() {
-        fail(HotPotatoError(.cancelled, reason: "The request was cancelled."))
+        let queued = flags.withLock { flags -> Bool in
+            guard !flags.finished, flags.pendingFailure == nil else { return false }
+            flags.pendingFailure = HotPotatoError(.cancelled, reason: "The request was cancelled.")
+            return true
+        }
+        if queued { failIfPending() }
     }
 
     // MARK: - Private
@@ -111,42 +143,85 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         Double(DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000_000
     }
 
-    /// Runs `body` with the driver under the handler lock, unless the outcome is settled; settles
-    /// it when the driver has a result.
+    /// Runs `body` with the driver under the handler lock, unless the outcome is settled or a
+    /// cancel is pending (which it then carries out instead), and settles the outcome when the
+    /// driver has a result; then, with the lock released, delivers what the call left to do and
+    /// carries out a cancel that arrived meanwhile.
     @discardableResult
-    private func withHandler<T>(_ body: (ResponseDriver<Handler>) -> T) -> T? {
+    private func withHandler<T>(_ body: (ResponseDriver<Handler>, inout Aftermath) -> T) -> T? {
         if isFinished { return nil }
+        var aftermath = Aftermath()
         handlerLock.lock()
-        defer { handlerLock.unlock() }
-        if isFinished { return nil }
-        let value = body(driver)
-        if let result = driver.result { settle(result) }
+        var value: T?
+        if let failure = takePendingFailure() {
+            _ = driver.fail(failure)
+            settleIfDone(&aftermath)
+        } else if !isFinished {
+            value = body(driver, &aftermath)
+            settleIfDone(&aftermath)
+        }
+        handlerLock.unlock()
+        deliver(aftermath)
+        failIfPending()
         return value
     }
 
-    /// Called under the handler lock.
-    private func settle(_ result: Result<Handler.Content, HotPotatoError>) {
-        let stop = flags.withLock { flags -> (@Sendable () -> Void)? in
+    /// Carries out a pending failure if the handler lock is free. When it is not, its holder will:
+    /// every thread that releases the lock calls this afterwards, and the failure was pending
+    /// before the lock was found busy.
+    private func failIfPending() {
+        while flags.withLock({ $0.pendingFailure != nil }), handlerLock.try() {
+            var aftermath = Aftermath()
+            if let failure = takePendingFailure() {
+                _ = driver.fail(failure)
+                settleIfDone(&aftermath)
+            }
+            handlerLock.unlock()
+            deliver(aftermath)
+        }
+    }
+
+    /// Called under the handler lock: the pending failure, if any and the outcome is not settled
+    /// yet; clears it either way.
+    private func takePendingFailure() -> HotPotatoError? {
+        flags.withLock { flags -> HotPotatoError? in
+            defer { flags.pendingFailure = nil }
+            return flags.finished ? nil : flags.pendingFailure
+        }
+    }
+
+    /// Called under the handler lock: marks the outcome settled once the driver has a result, so
+    /// that no handler call follows, and leaves the rest to ``deliver(_:)``.
+    private func settleIfDone(_ aftermath: inout Aftermath) {
+        guard let result = driver.result else { return }
+        aftermath.stopEngine = flags.withLock { flags -> (@Sendable () -> Void)? in
             flags.finished = true
+            flags.pendingFailure = nil
             defer { flags.stopEngine = nil }
             return flags.stopEngine
         }
-        let timings = TransferTimings(start: start, head: headTime, total: elapsed)
-        let outcome: Completion<Handler.Content>.Outcome
         switch result {
         case .success(let content):
             let head = driver.head ?? ResponseHead(status: 0)
-            outcome = .success(Response(head: head, content: content, timings: timings))
+            let timings = TransferTimings(start: start, head: headTime, total: elapsed)
+            aftermath.outcome = .success(Response(head: head, content: content, timings: timings))
         case .failure(let error):
-            outcome = .failure(error)
+            aftermath.outcome = .failure(error)
         }
+    }
+
+    /// Called with the handler lock released: resumes the callers, updates progress and stops
+    /// the engine, none of which may wait for anything the lock's holder could be waiting for.
+    private func deliver(_ aftermath: Aftermath) {
+        if let report = aftermath.report { progress.report(report.progress, force: report.force) }
+        guard let outcome = aftermath.outcome else { return }
         progress.finish()
         completion.settle(outcome)
-        stop?()
+        aftermath.stopEngine?()
     }
 
     /// Called under the handler lock, once per chunk: no header parsing here.
-    private func reportProgress(_ driver: ResponseDriver<Handler>, force: Bool) {
-        progress.report(TransferProgress(bytesReceived: driver.bytesReceived, expectedBytes: expectedBytes), force: force)
+    private func currentProgress(_ driver: ResponseDriver<Handler>) -> TransferProgress {
+        TransferProgress(bytesReceived: driver.bytesReceived, expectedBytes: expectedBytes)
     }
 }

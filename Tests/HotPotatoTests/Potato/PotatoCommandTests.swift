@@ -202,8 +202,10 @@ import Glibc
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
+        // The server stays silent for 30 s, far longer than the 1 s timeout: were the timeout not
+        // to fire, its close would end the download as cut short (another exit status).
         let outcome = try await PotatoProcess.run([
-            "get", server.url("/stall?declared=1000&sent=10&seconds=10").absoluteString, "--timeout", "1", "-o", scratch.file("s").path,
+            "get", server.url("/stall?declared=1000&sent=10&seconds=30").absoluteString, "--timeout", "1", "-o", scratch.file("s").path,
         ])
         #expect(outcome.status == 6)
         #expect(outcome.error.contains("timed out"))
@@ -307,8 +309,10 @@ import Glibc
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
+        // At 1 MiB/s the 8 MiB take about seven seconds: the signal comes long before the end,
+        // even on a busy machine.
         let outcome = try await Self.interrupt(
-            "\(nginx.baseURL)/slow/medium.bin?rate=2m", to: scratch.file("m.bin"), after: 512 * 1024, with: signal)
+            "\(nginx.baseURL)/slow/medium.bin?rate=1m", to: scratch.file("m.bin"), after: 512 * 1024, with: signal)
         #expect(outcome.status == status)
         #expect(outcome.error.contains("interrupted; nothing was kept"))
         #expect(try scratch.entries().isEmpty)
@@ -320,9 +324,10 @@ import Glibc
         defer { scratch.remove() }
         let destination = scratch.file("big.bin")
         // The first run is throttled by a header (the URL stays the same), the resumed one is not.
+        // At 32 MiB/s the interrupt at 64 MiB comes about six seconds before the end.
         let url = "\(nginx.baseURL)/slow/big.bin"
         let interrupted = try await Self.interrupt(
-            url, to: destination, extra: ["--continue", "-H", "X-Rate: 64m"], after: 64 << 20, with: SIGINT)
+            url, to: destination, extra: ["--continue", "-H", "X-Rate: 32m"], after: 64 << 20, with: SIGINT)
         #expect(interrupted.status == 130)
         #expect(interrupted.error.contains("kept in"), "\(interrupted.error)")
         let kept = try #require(fileSize(FileWriter.partialFileURL(for: destination)))
@@ -343,8 +348,9 @@ import Glibc
         defer { scratch.remove() }
         let destination = scratch.file("medium.bin")
         let url = "\(nginx.baseURL)/slow/medium.bin"
-        // SIGKILL: no clean-up at all, as in a crash or a power cut.
-        let killed = try await Self.interrupt(url, to: destination, extra: ["--continue", "-H", "X-Rate: 2m"], after: 2 << 20, with: SIGKILL)
+        // SIGKILL: no clean-up at all, as in a crash or a power cut. At 1 MiB/s the kill at 2 MiB
+        // comes about six seconds before the end.
+        let killed = try await Self.interrupt(url, to: destination, extra: ["--continue", "-H", "X-Rate: 1m"], after: 2 << 20, with: SIGKILL)
         #expect(killed.status != 0)
         let kept = try #require(fileSize(FileWriter.partialFileURL(for: destination)))
         let total = try #require(fileSize(nginx.root.appendingPathComponent("medium.bin")))

@@ -14,11 +14,21 @@ func expectFailure<T>(_ work: () async throws -> T) async -> HotPotatoError? {
     }
 }
 
-/// Seconds `work` took.
-func measure(_ work: () async -> Void) async -> TimeInterval {
-    let start = Date()
-    await work()
-    return Date().timeIntervalSince(start)
+/// The moment `call` completed, as the thread that completed it saw it. Unlike the moment a task
+/// awaiting the call resumes, it does not include the wait for a cooperative thread, which on a
+/// busy 2-core machine (the CPU-bound suites beside the transfer tests) can last seconds.
+func completionDate<Content: Sendable>(of call: Call<Content>) async -> Date {
+    await withCheckedContinuation { continuation in
+        call.observe { _ in continuation.resume(returning: Date()) }
+    }
+}
+
+/// Waits until every block enqueued on `queue` so far has run, without blocking a cooperative
+/// thread: progress callbacks are delivered on their queue after the call that reports them.
+func drain(_ queue: DispatchQueue) async {
+    await withCheckedContinuation { continuation in
+        queue.async { continuation.resume() }
+    }
 }
 
 /// A session for tests: short timeouts so a hung transfer fails the test instead of stalling it.

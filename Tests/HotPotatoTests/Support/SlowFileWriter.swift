@@ -5,7 +5,16 @@ import Foundation
 /// bytes are grouped into chunks: a slow consumer, so that a download is reliably still running
 /// when a test cancels it, and so that URLSession's backlog grows enough to spill.
 final class SlowFileWriter: FileWriter {
+    private let onChunk: (@Sendable () -> Void)?
+
+    /// - Parameter onChunk: Called as each chunk arrives, before it is written.
+    init(destination: URL, onChunk: (@Sendable () -> Void)? = nil) {
+        self.onChunk = onChunk
+        super.init(destination: destination)
+    }
+
     override func receive(_ chunk: Data) throws {
+        onChunk?()
         try super.receive(chunk)
         usleep(UInt32(200 * max(1, chunk.count / 16_384)))
     }

@@ -188,10 +188,11 @@ import Testing
         let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
         let updates = Locked([TransferProgress]())
-        let json = try await session.get(bin.url("/gzip")).onProgress { progress in updates.withLock { $0.append(progress) } }
+        let queue = DispatchQueue(label: "progress")
+        let json = try await session.get(bin.url("/gzip")).onProgress(queue: queue) { progress in updates.withLock { $0.append(progress) } }
             .asJSON().content
         #expect(json["gzipped"] == true)
-        try await Task.sleep(for: .milliseconds(100))
+        await drain(queue)  // the updates are on their way, queued before the call completed
         let seen = updates.withLock { $0 }
         #expect(!seen.isEmpty)
         #expect(seen.allSatisfy { $0.expectedBytes == nil }, "a compressed body's declared length is not what arrives")
@@ -209,12 +210,13 @@ import Testing
     @Test(arguments: allEngines) func dripArrivesInPiecesWithProgress(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
         let updates = Locked([TransferProgress]())
+        let queue = DispatchQueue(label: "progress")
         let session = testSession(engine: engine) { $0.progressInterval = 0 }
         let data = try await session.get(bin.url("/drip")).query("numbytes", "10").query("duration", "1").query("delay", "0")
-            .onProgress { progress in updates.withLock { $0.append(progress) } }
+            .onProgress(queue: queue) { progress in updates.withLock { $0.append(progress) } }
             .asData().content
         #expect(data == Data(repeating: UInt8(ascii: "*"), count: 10))
-        try await Task.sleep(for: .milliseconds(100))
+        await drain(queue)  // the updates are on their way, queued before the call completed
         let seen = updates.withLock { $0 }
         #expect(seen.count >= 3, "progress is reported as the drip arrives")
         #expect(seen.last?.bytesReceived == 10)
@@ -262,17 +264,19 @@ import Testing
         #expect(response.headers["x-potato"] == "baked")
     }
 
+    /// httpbin answers after 10 s (its longest delay), the timeout is 1 s: the call fails with
+    /// `.timedOut` before the answer comes. A timeout that did not fire in those 10 s would get
+    /// the answer, and the call would succeed.
     @Test(arguments: allEngines) func delayBeyondTheTimeoutTimesOut(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
-        var elapsed: TimeInterval = 0
-        let error = await expectFailure {
-            let start = Date()
-            defer { elapsed = Date().timeIntervalSince(start) }
-            return try await session.get(bin.url("/delay/10")).timeout(1).asJSON().response()
-        }
-        #expect(error?.code == .timedOut)
-        #expect(elapsed < 8, "gave up after \(elapsed) s, long before the 10 s delay")
+        let started = Date()
+        let call = session.get(bin.url("/delay/10")).timeout(1).asJSON().start()
+        // Timed on the threads that start and complete the call, not by this task.
+        let elapsed = await completionDate(of: call).timeIntervalSince(started)
+        let error = await expectFailure { try await call.response() }
+        #expect(error?.code == .timedOut, "\(error.map { "\($0)" } ?? "the delayed answer came first")")
+        #expect(elapsed < 10, "gave up after \(elapsed) s, not before the 10 s delay")
     }
 
     @Test(arguments: allEngines) func completionHandlerOnTheCallersQueue(engine: Session.Engine) async throws {

@@ -86,6 +86,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     /// Takes the next chunk of the body: parses it now if there is room, waits for room on a
     /// dedicated thread, and otherwise sets it aside for the consumer.
     func receive(_ chunk: Data) throws {
+        // Declared first, so it runs last: the consumer is resumed after the lock is released.
+        var resumeConsumer: (() -> Void)?
+        defer { resumeConsumer?() }
         condition.lock()
         defer { condition.unlock() }
         if isCancelled { throw Self.cancelled }
@@ -98,7 +101,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         if waiting < capacity && backlog.isEmpty && spill == nil {
             // A failure here fails the transfer; the stream reports it after the elements before it.
             try parse(chunk)
-            wakeConsumer()
+            resumeConsumer = takeConsumerIfReady()
             return
         }
         try setAside(chunk)
@@ -107,12 +110,14 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     /// The body is complete: finish the parser now, or once the consumer has parsed what was set
     /// aside.
     func bodyDidEnd() throws {
+        var resumeConsumer: (() -> Void)?
+        defer { resumeConsumer?() }
         condition.lock()
         defer { condition.unlock() }
         bodyEnded = true
         guard backlog.isEmpty && spill == nil else { return }
         try finishParser()
-        wakeConsumer()
+        resumeConsumer = takeConsumerIfReady()
     }
 
     /// The transfer ended (its call completed).
@@ -298,15 +303,8 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         }
     }
 
-    private func wakeConsumer() {
-        let resumed = takeConsumerIfReady()
-        guard let resumed else { return }
-        // Resume outside the lock's critical section is not needed for a continuation, but the
-        // consumer's code must not run while the transfer holds the lock: resuming only schedules.
-        resumed()
-    }
-
-    /// The waiting consumer, with its answer, when there is one to give.
+    /// The waiting consumer, with its answer, when there is one to give: the caller resumes it
+    /// once it has released the lock, never under it.
     private func takeConsumerIfReady() -> (() -> Void)? {
         guard let waitingConsumer = consumer, let ready = nextIfReady() else { return nil }
         consumer = nil

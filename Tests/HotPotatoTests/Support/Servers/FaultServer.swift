@@ -12,7 +12,8 @@ import Darwin
 /// - `/short?declared=N&sent=M` — `Content-Length: N`, then M bytes, then a clean close.
 /// - `/reset?declared=N&sent=M` — M bytes of an N-byte body, then a TCP reset.
 /// - `/stall?declared=N&sent=M&seconds=S` — M bytes, then silence for S seconds.
-/// - `/drip?bytes=N&chunk=C&delayMs=D` — N bytes in C-byte pieces every D milliseconds.
+/// - `/drip?bytes=N&chunk=C&delayMs=D` — N bytes in C-byte pieces every D milliseconds; with
+///   `abandon=name`, notes how far it got if the client goes away (see `abandonedAfter(_:)`).
 /// - `/typed?type=T&status=S` — a small JSON body with the given `Content-Type` and status.
 /// - `/chunked-cut?sent=M` — a chunked body whose last chunk never comes, then a clean close.
 /// - `/raw?status=S&h=Name:%20value&sent=M&from=F` — exactly that status and those header lines
@@ -24,8 +25,11 @@ import Darwin
 ///   members around it (top level when K is empty). Options: `chunk=C&delayMs=D` sends the
 ///   body in C-byte pieces every D milliseconds; `cut=M` declares the whole length but sends
 ///   M bytes and closes; `bad=I` makes element I malformed; `type=T` sets the Content-Type;
-///   `holdAt=B&gate=G` sends the first B bytes, then waits (at most 10 s) until the test calls
-///   `FaultServer.openGate(G)` before it sends the rest.
+///   `holdAt=B&gate=G` sends the first B bytes, then waits until the test calls
+///   `FaultServer.openGate(G)` before it sends the rest — at most 30 s (`holdSeconds=S` changes
+///   that), and only while the client is there: one that closes the connection meanwhile is
+///   noted as gone after B bytes (with `abandon`). `abandon=name` notes how far the response got
+///   when the client went away.
 ///
 /// A TLS handshake gets a plain-HTTP answer, as from a server without TLS on that port.
 ///
@@ -47,17 +51,33 @@ final class FaultServer: @unchecked Sendable {
     /// Lets a response held with `holdAt=B&gate=name` send the rest of its body.
     static func openGate(_ name: String) { gates.open(name) }
 
-    /// Whether the response held at gate `name` gave up waiting (10 s) before the test opened it.
+    /// Whether the response held at gate `name` gave up waiting before the test opened it.
     static func gateTimedOut(_ name: String) -> Bool { gates.timedOut(name) }
 
     private static let abandonments = Locked([String: Int]())
 
-    /// How many body bytes a `/jsonlines` or `/jsonarray` response tagged `abandon=name` had sent
-    /// when the client went away (a send failed), or `nil` while it has not.
+    /// How many body bytes a `/drip`, `/jsonlines` or `/jsonarray` response tagged
+    /// `abandon=name` had sent when the client went away (a send failed, or the client closed the
+    /// connection while the response was held at a gate), or `nil` while it has not.
     static func abandonedAfter(_ name: String) -> Int? { abandonments.withLock { $0[name] } }
+
+    /// Waits (at most `seconds`, without holding a cooperative thread) until the response tagged
+    /// `abandon=name` notes that its client went away; returns how many body bytes it had sent
+    /// then, or `nil` if it did not within `seconds`.
+    static func waitForAbandonment(_ name: String, seconds: TimeInterval) async -> Int? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let sent = abandonedAfter(name) { return sent }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return abandonedAfter(name)
+    }
 
     /// Named one-shot gates that a response waits at until a test opens them.
     private final class Gates: @unchecked Sendable {
+        /// How a wait at a gate ended.
+        enum Outcome { case opened, expired, clientLeft }
+
         private let lock = NSLock()
         private var semaphores: [String: DispatchSemaphore] = [:]
         private var expired: Set<String> = []
@@ -73,12 +93,19 @@ final class FaultServer: @unchecked Sendable {
 
         func open(_ name: String) { semaphore(name).signal() }
 
-        func wait(_ name: String) {
-            if semaphore(name).wait(timeout: .now() + 10) == .timedOut {
-                lock.lock()
-                expired.insert(name)
-                lock.unlock()
+        /// Waits at most `seconds` for the gate to open, looking every 20 ms whether the client
+        /// on `connection` has gone.
+        func wait(_ name: String, seconds: Int, connection: Int32) -> Outcome {
+            let semaphore = semaphore(name)
+            let deadline = Date().addingTimeInterval(TimeInterval(seconds))
+            while Date() < deadline {
+                if semaphore.wait(timeout: .now() + .milliseconds(20)) == .success { return .opened }
+                if FaultServer.clientLeft(connection) { return .clientLeft }
             }
+            lock.lock()
+            expired.insert(name)
+            lock.unlock()
+            return .expired
         }
 
         func timedOut(_ name: String) -> Bool {
@@ -86,6 +113,13 @@ final class FaultServer: @unchecked Sendable {
             defer { lock.unlock() }
             return expired.contains(name)
         }
+    }
+
+    /// Whether the client closed `connection` (it sends nothing after its request).
+    private static func clientLeft(_ connection: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
 
     static func body(count: Int) -> Data { Data((0..<count).map(byte(at:))) }
@@ -149,7 +183,10 @@ final class FaultServer: @unchecked Sendable {
             var offset = 0
             while offset < total {
                 let count = min(chunk, total - offset)
-                guard send(connection, Data((offset..<offset + count).map(byte(at:)))) else { return }
+                guard send(connection, Data((offset..<offset + count).map(byte(at:)))) else {
+                    if let name = query["abandon"] { abandonments.withLock { $0[name] = offset } }
+                    return
+                }
                 offset += count
                 usleep(UInt32(int("delayMs", 10) * 1000))
             }
@@ -193,7 +230,11 @@ final class FaultServer: @unchecked Sendable {
                     return
                 }
                 offset = end
-                if let holdAt, let gate = query["gate"], offset == holdAt { gates.wait(gate) }
+                if let holdAt, let gate = query["gate"], offset == holdAt,
+                   gates.wait(gate, seconds: int("holdSeconds", 30), connection: connection) == .clientLeft {
+                    if let name = query["abandon"] { abandonments.withLock { $0[name] = offset } }
+                    return
+                }
                 if let delay = query["delayMs"].flatMap(Int.init), offset < sent { usleep(UInt32(delay * 1000)) }
             }
             if sent < document.count {
