@@ -51,6 +51,7 @@ extension Request {
         do {
             var urlRequest = try spec.makeURLRequest(defaults: configuration)
             if let adapting = handler as? any RequestAdapting { try adapting.adapt(&urlRequest) }
+            transfer.setRangeRequested(urlRequest.value(forHTTPHeaderField: "Range") != nil)
             if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
                 // Both engines answer data: URLs the same way, without a network.
                 DataURL.deliver(url, method: spec.method, to: transfer)

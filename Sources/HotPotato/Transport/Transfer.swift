@@ -57,6 +57,14 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         borrowsChunks = (handler as? any BorrowingChunks)?.receivesBorrowedChunks ?? false
     }
 
+    /// Tells the driver whether the request asks for a range (see
+    /// ``ResponseDriver/rangeRequested``). Called once, before the engine starts.
+    func setRangeRequested(_ requested: Bool) {
+        handlerLock.lock()
+        driver.rangeRequested = requested
+        handlerLock.unlock()
+    }
+
     /// Sets how to stop the engine's transfer early (a rejection, a handler failure, a cancel).
     /// If the outcome is already settled, `stop` runs at once.
     func setStopEngine(_ stop: @escaping @Sendable () -> Void) {

@@ -121,6 +121,24 @@ import Testing
         #expect(openDescriptors(under: scratch.url).isEmpty)
     }
 
+    @Test(arguments: allEngines) func anUnsolicited206IsNotTheContentOfAnyHandler(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let url = Self.raw(server, status: 206, headers: [
+            "Content-Range: bytes 3-6/10", "Content-Length: 4", "Content-Type: application/json",
+        ], body: "[42]")
+        let request = testSession(engine: engine).get(url)
+        var errors = [await expectFailure { try await request.asData().content }]
+        errors.append(await expectFailure { try await request.asString().content })
+        errors.append(await expectFailure { try await request.asJSON().content })
+        errors.append(await expectFailure { try await request.discardResponseContent().content })
+        for error in errors {
+            #expect(error?.code == .malformedResponse, "\(String(describing: error))")
+        }
+        // Asked for, a part is the content.
+        let part = try await request.header("Range", "bytes=3-6").asJSON().content
+        #expect(part == [42])
+    }
+
     @Test(arguments: allEngines) func aCallersOwnRangeIsTheirs(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
