@@ -73,24 +73,27 @@ import Glibc
         #expect(outcome.error.contains("\\x1B"), "shown escaped instead")
     }
 
-    @Test(.needsNginx) func aSecondDownloadOfTheSamePartialFileExitsWith19() async throws {
-        let nginx = try await TestServers.nginx()
+    @Test func aSecondDownloadOfTheSamePartialFileExitsWith19() async throws {
+        let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let destination = scratch.file("medium.bin")
-        let url = "\(nginx.baseURL)/slow/medium.bin?rate=2m"
+        let destination = scratch.file("lines.json")
+        // The first download holds at 1 000 000 bytes until the gate opens (at most 10 s).
+        let gate = UUID().uuidString
+        let url = server.url("/jsonlines?count=20000&holdAt=1000000&gate=\(gate)").absoluteString
         let partial = FileWriter.partialFileURL(for: destination)
         let (first, second) = try await offThePool { () -> (PotatoProcess.Outcome, PotatoProcess.Outcome) in
             let first = try PotatoProcess(["get", url, "-o", destination.path, "--continue", "-q"])
-            _ = PotatoProcess.waitUntil { (fileSize(partial) ?? 0) > 256 * 1024 }
+            _ = PotatoProcess.waitUntil { (fileSize(partial) ?? 0) >= 512 * 1024 }
             let second = try PotatoProcess(["get", url, "-o", destination.path, "--continue", "-q"]).wait()
+            FaultServer.openGate(gate)
             return (try first.wait(), second)
         }
         #expect(second.status == 19, "\(second.error)")
         #expect(second.error.contains("Another download"))
         #expect(first.status == 0, "\(first.error)")
-        #expect(try sameContents(destination, nginx.root.appendingPathComponent("medium.bin")))
-        #expect(try scratch.entries() == ["medium.bin"])
+        #expect(try Data(contentsOf: destination) == FaultServer.jsonLines(count: 20000))
+        #expect(try scratch.entries() == ["lines.json"])
     }
 
     @Test(.needsNginx) func aKilledDownloadLeavesNothingBehind() async throws {

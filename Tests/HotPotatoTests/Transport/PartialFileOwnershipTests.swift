@@ -9,33 +9,34 @@ import Glibc
 /// fails at once and touches nothing, and a partial file or record that someone else planted (a
 /// link, another user's file) is never appended to, read, or written through.
 @Suite struct PartialFileOwnershipTests {
-    @Test(.needsNginx, arguments: allEngines) func aSecondWriterFailsAtOnceAndTouchesNothing(engine: Session.Engine) async throws {
-        let nginx = try await TestServers.nginx()
+    @Test(arguments: allEngines) func aSecondWriterFailsAtOnceAndTouchesNothing(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let destination = scratch.file("medium.bin")
-        let url = nginx.url("slow/medium.bin")
+        let destination = scratch.file("lines.json")
+        // The server sends the first 600 000 bytes, then holds the rest until the gate opens: the
+        // first download is certainly in progress, holding the partial file, while the second runs.
+        let gate = UUID().uuidString
+        let count = 20_000
+        let url = server.url("/jsonlines?count=\(count)&holdAt=600000&gate=\(gate)")
         let session = testSession(engine: engine)
-        let reached = DispatchSemaphore(value: 0)
-        let signalled = Locked(false)
-        let first = session.get(url).header("X-Rate", "4m").downloadToFile(at: destination, resumable: true)
-            .onProgress(queue: DispatchQueue(label: "first")) { progress in
-                if progress.bytesReceived > 256 * 1024, signalled.withLock({ flag in defer { flag = true }; return !flag }) {
-                    reached.signal()
-                }
-            }
-            .start()
-        try await offThePool { _ = reached.wait(timeout: .now() + 30) }
-        let partialBefore = try #require(PartialDownload(destination: destination).dataSize())
+        let first = session.get(url).downloadToFile(at: destination, resumable: true).start()
+        // Writes reach the disk in blocks of up to 256 KiB: wait for the first one.
+        let partial = PartialDownload(destination: destination)
+        let arrived = try await offThePool { PotatoProcess.waitUntil(seconds: 60) { (partial.dataSize() ?? 0) >= 256 * 1024 } }
+        #expect(arrived)
+        let partialBefore = PartialDownload(destination: destination).dataSize()
+        #expect(partialBefore != nil, "the first download holds its partial file")
         let second = await expectFailure {
             try await session.get(url).downloadToFile(at: destination, resumable: true).response()
         }
         #expect(second?.code == .destinationBusy, "\(String(describing: second))")
         #expect(second?.path == FileWriter.partialFileURL(for: destination).path)
-        #expect((PartialDownload(destination: destination).dataSize() ?? 0) >= partialBefore, "the partial was not truncated")
+        #expect(PartialDownload(destination: destination).dataSize() == partialBefore, "the partial was not touched")
+        FaultServer.openGate(gate)
         let file = try await first.response().content
-        #expect(try Data(contentsOf: file) == Data(contentsOf: nginx.root.appendingPathComponent("medium.bin")))
-        #expect(try scratch.entries() == ["medium.bin"])
+        #expect(try Data(contentsOf: file) == FaultServer.jsonLines(count: count))
+        #expect(try scratch.entries() == ["lines.json"])
         #expect(openDescriptors(under: scratch.url).isEmpty)
     }
 
