@@ -58,8 +58,11 @@ struct SoakCase: Sendable, CustomStringConvertible {
     /// machine never turns another fault into a timeout.
     var timeout: TimeInterval {
         if case .stall = fault { return 0.5 }
-        return 15
+        return Self.generousTimeout
     }
+
+    /// The timeout of every call that does not meet a stall on purpose.
+    static let generousTimeout: TimeInterval = 15
 
     var effectiveErrorBodyLimit: Int { errorBodyLimit ?? ErrorBody.defaultLimit }
 

@@ -77,15 +77,20 @@ struct SoakRunner: Sendable {
     /// A resumable download of the case's URL, served honestly now: what a user's retry does.
     func followUp(_ run: Run) async -> Outcome {
         server.makeHonest(run.url)
-        return await call(run.soakCase, url: run.url, destination: run.destination, streamFile: run.streamFile, cancelAfter: nil)
+        // The server is honest now: no stall to time out on, so a loaded machine gets the usual
+        // generous timeout rather than the stall case's short one.
+        return await call(run.soakCase, url: run.url, destination: run.destination, streamFile: run.streamFile, cancelAfter: nil,
+                          timeout: SoakCase.generousTimeout)
     }
 
     /// Runs the case's handler once, in a task of its own that is cancelled after `cancelAfter`.
-    private func call(_ soakCase: SoakCase, url: URL, destination: URL, streamFile: URL, cancelAfter: Double?) async -> Outcome {
+    private func call(
+        _ soakCase: SoakCase, url: URL, destination: URL, streamFile: URL, cancelAfter: Double?, timeout: TimeInterval? = nil
+    ) async -> Outcome {
         guard let session = sessions[soakCase.engine] else {
             return Outcome(result: .failure(HotPotatoError(.engineUnavailable, reason: "no session for \(soakCase.engine)")))
         }
-        var request = session.get(url).timeout(soakCase.timeout)
+        var request = session.get(url).timeout(timeout ?? soakCase.timeout)
             .header("Authorization", Self.authorization)
             .header("Proxy-Authorization", Self.proxyAuthorization)
             .header("Cookie", Self.cookie)
