@@ -52,10 +52,14 @@ extension FileWriter {
     }
 
     /// Whether a `416` says the partial file of `offset` bytes already holds the whole body:
-    /// `Content-Range: bytes */<offset>`.
-    static func isCompletion(_ head: ResponseHead, of offset: Int64) -> Bool {
-        guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]) else { return false }
-        return contentRange.range == nil && contentRange.completeLength == offset
+    /// `Content-Range: bytes */<offset>`, and no validator other than the recorded one (a server
+    /// that names another `ETag` or `Last-Modified` says the partial file is of another version).
+    static func isCompletion(_ head: ResponseHead, of offset: Int64, info: PartialDownload.Info) -> Bool {
+        guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]),
+              contentRange.range == nil, contentRange.completeLength == offset else { return false }
+        if let etag = info.etag, let sent = head.headers["ETag"], sent != etag { return false }
+        if let lastModified = info.lastModified, let sent = head.headers["Last-Modified"], sent != lastModified { return false }
+        return true
     }
 
     static func describeRange(_ head: ResponseHead) -> String {

@@ -52,7 +52,8 @@ import FoundationNetworking
 ///   only if exactly the range's bytes arrived and it then holds `total` bytes;
 /// - starts over cleanly on `200` (the resource changed, or the server ignores ranges);
 /// - completes at once on `416` with `Content-Range: bytes */N`, N the partial file's size (the
-///   partial file already holds the whole body) — unless the caller made `416` an acceptable
+///   partial file already holds the whole body), and no other validator than the recorded one —
+///   unless the caller made `416` an acceptable
 ///   status, in which case the `416` is handled as any accepted response and the partial file is
 ///   not placed;
 /// - otherwise (another range or validator, a content-coded `206`, any other `416`) fails with
@@ -182,8 +183,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// whole body; any other `416` to a resumed request discards the partial state and fails with
     /// ``HotPotatoError/Code/resumeMismatch``. Otherwise gates as ``SelectiveDiscarder`` does.
     open override func validate(_ head: ResponseHead) throws {
-        if case .rest(let offset, _) = requested, head.status == 416, !acceptsStatus(416) {
-            if Self.isCompletion(head, of: offset) { return }
+        if case .rest(let offset, let info) = requested, head.status == 416, !acceptsStatus(416) {
+            if Self.isCompletion(head, of: offset, info: info) { return }
             discardsPartial = true
             throw resumeMismatch(head, offset: offset, "a 416 with \(Self.describeRange(head))")
         }

@@ -175,6 +175,18 @@ import Testing
         #expect(try scratch.entries() == ["file.bin"])
     }
 
+    @Test(arguments: allEngines) func a416NamingAnotherVersionIsNotCompletion(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("file.bin")
+        let url = Self.raw(server, status: 416, headers: ["Content-Range: bytes */3000", "ETag: \"v2\"", "Content-Length: 0"])
+        try Self.plantPartial(for: destination, url: url, size: 3000)  // recorded as "v1"
+        let error = await Self.download(url, to: destination, engine: engine)
+        #expect(error?.code == .resumeMismatch, "\(String(describing: error))")
+        #expect(try scratch.entries().isEmpty, "the partial file is of another version: discarded")
+    }
+
     @Test(arguments: allEngines) func a416AcceptedByTheCallerNeverPlacesThePartial(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
