@@ -123,8 +123,10 @@ extension FileWriter {
             // The caller asked for a part: the part is the content.
             try createTemporaryFile(in: directory)
         case .whole, nil:
-            // Nothing was asked for (or nobody knows): only a 206 of the whole resource is whole.
-            guard requested == nil, let contentRange, contentRange.isRest(from: 0), let length = contentRange.length,
+            // Nothing was asked for (``ResponseDriver/rangeRequested`` refuses that 206 before it
+            // gets here, for a Session's calls), or nobody knows: only a 206 of the whole resource
+            // is the whole file.
+            guard let contentRange, contentRange.isRest(from: 0), let length = contentRange.length,
                   head.contentLength.map({ $0 == length }) ?? true else {
                 throw HotPotatoError(
                     .malformedResponse,
@@ -184,16 +186,6 @@ extension FileWriter {
             error.limit = expectedFileSize
             error.byteCount = size
             throw error
-        }
-    }
-}
-
-extension FileWriter.RequestedRange: Equatable {
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        switch (lhs, rhs) {
-        case (.whole, .whole), (.callersOwn, .callersOwn): return true
-        case let (.rest(a, _), .rest(b, _)): return a == b
-        default: return false
         }
     }
 }

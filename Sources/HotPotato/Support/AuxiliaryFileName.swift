@@ -22,7 +22,7 @@ enum AuxiliaryFileName {
         var prefix = ""
         var used = 0
         for scalar in name.unicodeScalars {
-            let size = String(scalar).utf8.count
+            let size = UTF8.width(scalar)
             if used + size > room { break }
             prefix.unicodeScalars.append(scalar)
             used += size

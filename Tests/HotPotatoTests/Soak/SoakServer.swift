@@ -120,7 +120,7 @@ final class SoakServer: @unchecked Sendable {
         let parts = request.path.split(separator: "/")
         guard parts.count >= 2, parts[0] == "soak",
               let entry = entries.withLock({ $0[String(parts[1])] }) else {
-            Self.send(connection, Self.head(404, [("Content-Length", "0")]))
+            LoopbackConnection.send(connection, Self.head(404, [("Content-Length", "0")]))
             return
         }
         let isTarget = parts.count >= 3 && parts[2] == "target"
@@ -136,11 +136,11 @@ final class SoakServer: @unchecked Sendable {
         switch fault {
         case .redirect(let status, let crossOrigin) where !isTarget:
             let location = crossOrigin ? "http://127.0.0.1:\(otherPort)/soak/\(token)/target" : "/soak/\(token)/target"
-            Self.send(connection, Self.head(status, [("Location", location), ("Content-Length", "0")]))
+            LoopbackConnection.send(connection, Self.head(status, [("Location", location), ("Content-Length", "0")]))
             Self.finishClean(connection)
         case .unfollowedRedirect(let status) where !isTarget:
             let body = Data("moved, but not in a way to follow".utf8)
-            Self.send(connection, Self.head(status, [
+            LoopbackConnection.send(connection, Self.head(status, [
                 ("Location", "/soak/\(token)/target"), ("Content-Type", "text/plain"), ("Content-Length", String(body.count)),
             ]) + body)
             Self.finishClean(connection)
@@ -148,7 +148,7 @@ final class SoakServer: @unchecked Sendable {
             let head = Self.head(status, [
                 ("Content-Type", json ? "application/json" : "text/plain"), ("Content-Length", String(bytes)),
             ])
-            guard Self.send(connection, head) else { return }
+            guard LoopbackConnection.send(connection, head) else { return }
             Self.sendBody(connection, Self.errorBody(bytes: bytes, json: json, token: token))
             Self.finishClean(connection)
         default:
@@ -255,14 +255,14 @@ final class SoakServer: @unchecked Sendable {
         } else if !closeDelimited {
             headers.append(("Content-Length", String(body.count)))
         }
-        guard Self.send(connection, Self.head(status, headers)) else { return }
+        guard LoopbackConnection.send(connection, Self.head(status, headers)) else { return }
 
         let hold = plan.holdForSecondRequest && status != 416
         if hold { entries.withLock { _ in entry.servedResource += 1 } }
         var sent = 0
         if hold {
             let first = min(body.count, 1024)
-            guard Self.send(connection, body.prefix(first)) else { return }
+            guard LoopbackConnection.send(connection, body.prefix(first)) else { return }
             sent = first
             let deadline = Date().addingTimeInterval(1.5)
             while Date() < deadline, entries.withLock({ _ in entry.servedResource }) < 2 { usleep(2_000) }
@@ -270,20 +270,20 @@ final class SoakServer: @unchecked Sendable {
         func cut(_ permille: Int) -> Int { max(sent, body.count * permille / 1000) }
         switch fault {
         case .truncate(let permille):
-            Self.send(connection, body.subdata(in: sent..<cut(permille)))
+            LoopbackConnection.send(connection, body.subdata(in: sent..<cut(permille)))
             Self.finishClean(connection)
         case .reset(let permille):
-            Self.send(connection, body.subdata(in: sent..<cut(permille)))
+            LoopbackConnection.send(connection, body.subdata(in: sent..<cut(permille)))
             var linger = linger(l_onoff: 1, l_linger: 0)
             setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
         case .stall(let permille):
-            Self.send(connection, body.subdata(in: sent..<cut(permille)))
-            Self.sleepUntilClosed(connection, seconds: 5)
+            LoopbackConnection.send(connection, body.subdata(in: sent..<cut(permille)))
+            LoopbackConnection.sleepUntilClosed(connection, seconds: 5)
         case .drip(let chunk, let delayMs):
             var offset = sent
             while offset < body.count {
                 let end = min(body.count, offset + chunk)
-                guard Self.send(connection, body.subdata(in: offset..<end)) else { return }
+                guard LoopbackConnection.send(connection, body.subdata(in: offset..<end)) else { return }
                 offset = end
                 usleep(UInt32(delayMs * 1000))
             }
@@ -306,27 +306,11 @@ final class SoakServer: @unchecked Sendable {
         var offset = 0
         while offset < body.count {
             let end = min(body.count, offset + 256 * 1024)
-            guard send(connection, body.subdata(in: offset..<end)) else { return }
+            guard LoopbackConnection.send(connection, body.subdata(in: offset..<end)) else { return }
             offset = end
         }
     }
 
-    @discardableResult
-    private static func send(_ connection: Int32, _ data: Data) -> Bool {
-        data.withUnsafeBytes { buffer in
-            var sent = 0
-            while sent < buffer.count {
-                #if canImport(Glibc)
-                let result = Glibc.send(connection, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-                #else
-                let result = Darwin.send(connection, buffer.baseAddress! + sent, buffer.count - sent, 0)
-                #endif
-                if result <= 0 { return false }
-                sent += result
-            }
-            return true
-        }
-    }
 
     private static func readRequest(_ connection: Int32) -> Request? {
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -355,19 +339,7 @@ final class SoakServer: @unchecked Sendable {
     /// request bytes do not turn the close into a reset.
     private static func finishClean(_ connection: Int32) {
         shutdown(connection, Int32(SHUT_WR))
-        sleepUntilClosed(connection, seconds: 5)
+        LoopbackConnection.sleepUntilClosed(connection, seconds: 5)
     }
 
-    /// Waits up to `seconds`, returning early when the client closes the connection.
-    private static func sleepUntilClosed(_ connection: Int32, seconds: Int) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let deadline = Date().addingTimeInterval(TimeInterval(seconds))
-        while Date() < deadline {
-            let count = recv(connection, &buffer, buffer.count, 0)
-            if count == 0 { return }
-            if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { return }
-        }
-    }
 }

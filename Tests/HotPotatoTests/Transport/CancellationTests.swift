@@ -37,11 +37,7 @@ import Testing
         let cancelReturned = Locked(false)
         let cancelOnce: @Sendable () -> Void = {
             guard let current = call.withLock({ $0 }) else { return }
-            let first = cancelledAt.withLock { date -> Bool in
-                defer { if date == nil { date = Date() } }
-                return date == nil
-            }
-            guard first else { return }
+            guard cancelledAt.recordFirst() else { return }
             current.cancel()
             cancelReturned.withLock { $0 = true }
         }
@@ -94,11 +90,7 @@ import Testing
             .onProgress(queue: DispatchQueue(label: "canceller")) { progress in
                 guard progress.bytesReceived >= 1 << 20, let current = task.withLock({ $0 }),
                       let since = awaitingSince.withLock({ $0 }), Date().timeIntervalSince(since) > 0.05 else { return }
-                let first = cancelledAt.withLock { date -> Bool in
-                    defer { if date == nil { date = Date() } }
-                    return date == nil
-                }
-                guard first else { return }
+                guard cancelledAt.recordFirst() else { return }
                 current.cancel()
                 cancelReturned.withLock { $0 = true }
             }
@@ -195,5 +187,15 @@ import Testing
         call.cancel()
         #expect(try await call.response().content == json)
         #expect(call.isComplete)
+    }
+}
+
+extension Locked where Value == Date? {
+    /// Records the time now if none is recorded yet; returns whether this call recorded it.
+    func recordFirst() -> Bool {
+        withLock { date in
+            defer { if date == nil { date = Date() } }
+            return date == nil
+        }
     }
 }

@@ -162,28 +162,28 @@ final class FaultServer: @unchecked Sendable {
 
         switch components.path {
         case "/short":
-            send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
+            LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
             sendBody(connection, count: int("sent", 100), json: json)
             shutdown(connection, Int32(SHUT_WR))
             drain(connection)
         case "/reset":
-            send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1_000_000)), "Content-Type": "application/json"]))
+            LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1_000_000)), "Content-Type": "application/json"]))
             sendBody(connection, count: int("sent", 50_000), json: json)
             usleep(50_000)
             var linger = linger(l_onoff: 1, l_linger: 0)
             setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
         case "/stall":
-            send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
+            LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
             sendBody(connection, count: int("sent", 10), json: json)
-            sleepUntilClosed(connection, seconds: int("seconds", 10))
+            LoopbackConnection.sleepUntilClosed(connection, seconds: int("seconds", 10))
         case "/drip":
             let total = int("bytes", 1000)
             let chunk = max(1, int("chunk", 100))
-            send(connection, head(status: 200, headers: ["Content-Length": String(total), "Content-Type": "application/octet-stream"]))
+            LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(total), "Content-Type": "application/octet-stream"]))
             var offset = 0
             while offset < total {
                 let count = min(chunk, total - offset)
-                guard send(connection, Data((offset..<offset + count).map(byte(at:)))) else {
+                guard LoopbackConnection.send(connection, Data((offset..<offset + count).map(byte(at:)))) else {
                     if let name = query["abandon"] { abandonments.withLock { $0[name] = offset } }
                     return
                 }
@@ -192,29 +192,29 @@ final class FaultServer: @unchecked Sendable {
             }
         case "/typed":
             let body = Data(#"{"message":"typed response"}"#.utf8)
-            send(connection, head(status: int("status", 200), headers: [
+            LoopbackConnection.send(connection, head(status: int("status", 200), headers: [
                 "Content-Length": String(body.count), "Content-Type": query["type"] ?? "text/html",
             ]))
-            send(connection, body)
+            LoopbackConnection.send(connection, body)
         case "/chunked-cut":
-            send(connection, head(status: 200, headers: ["Transfer-Encoding": "chunked", "Content-Type": "application/json"]))
+            LoopbackConnection.send(connection, head(status: 200, headers: ["Transfer-Encoding": "chunked", "Content-Type": "application/json"]))
             let sent = int("sent", 100)
-            send(connection, Data(String(sent, radix: 16).utf8) + Data("\r\n".utf8) + body(count: sent, json: json) + Data("\r\n".utf8))
+            LoopbackConnection.send(connection, Data(String(sent, radix: 16).utf8) + Data("\r\n".utf8) + body(count: sent, json: json) + Data("\r\n".utf8))
             shutdown(connection, Int32(SHUT_WR))
             drain(connection)
         case "/text":
             let charset = query["charset"] ?? "iso-8859-1"
             let encoding: String.Encoding = charset == "utf-16le" ? .utf16LittleEndian : .isoLatin1
             let body = "Grüße, Zoë".data(using: encoding) ?? Data()
-            send(connection, head(status: 200, headers: [
+            LoopbackConnection.send(connection, head(status: 200, headers: [
                 "Content-Length": String(body.count), "Content-Type": "text/plain; charset=\(charset)",
             ]))
-            send(connection, body)
+            LoopbackConnection.send(connection, body)
         case "/jsonlines", "/jsonarray":
             let document = components.path == "/jsonlines"
                 ? jsonLines(count: int("count", 10), bad: query["bad"].flatMap(Int.init))
                 : jsonArray(count: int("count", 10), key: query["key"] ?? "", bad: query["bad"].flatMap(Int.init))
-            send(connection, head(status: 200, headers: [
+            LoopbackConnection.send(connection, head(status: 200, headers: [
                 "Content-Length": String(document.count),
                 "Content-Type": query["type"] ?? (components.path == "/jsonlines" ? "application/x-ndjson" : "application/json"),
             ]))
@@ -225,7 +225,7 @@ final class FaultServer: @unchecked Sendable {
             while offset < sent {
                 var end = min(sent, offset + chunk)
                 if let holdAt, offset < holdAt { end = min(end, holdAt) }
-                guard send(connection, document[offset..<end]) else {
+                guard LoopbackConnection.send(connection, document[offset..<end]) else {
                     if let name = query["abandon"] { abandonments.withLock { $0[name] = offset } }
                     return
                 }
@@ -246,23 +246,23 @@ final class FaultServer: @unchecked Sendable {
             // bytes of the pattern starting at offset `from` (or the text `body`), then a close.
             var text = "HTTP/1.1 \(int("status", 200)) Raw\r\nConnection: close\r\n"
             for item in components.queryItems ?? [] where item.name == "h" { text += (item.value ?? "") + "\r\n" }
-            send(connection, Data((text + "\r\n").utf8))
+            LoopbackConnection.send(connection, Data((text + "\r\n").utf8))
             if let literal = query["body"] {
-                send(connection, Data(literal.utf8))
+                LoopbackConnection.send(connection, Data(literal.utf8))
             } else {
                 let from = int("from", 0)
                 let count = int("sent", 0)
                 var offset = 0
                 while offset < count {
                     let size = min(64 * 1024, count - offset)
-                    guard send(connection, Data((from + offset..<from + offset + size).map(byte(at:)))) else { return }
+                    guard LoopbackConnection.send(connection, Data((from + offset..<from + offset + size).map(byte(at:)))) else { return }
                     offset += size
                 }
             }
             shutdown(connection, Int32(SHUT_WR))
             drain(connection)
         default:
-            send(connection, head(status: 404, headers: ["Content-Length": "0"]))
+            LoopbackConnection.send(connection, head(status: 404, headers: ["Content-Length": "0"]))
         }
     }
 
@@ -295,27 +295,11 @@ final class FaultServer: @unchecked Sendable {
         var offset = 0
         while offset < count {
             let size = min(64 * 1024, count - offset)
-            guard send(connection, Data((offset..<offset + size).map(json ? jsonByte(at:) : byte(at:)))) else { return }
+            guard LoopbackConnection.send(connection, Data((offset..<offset + size).map(json ? jsonByte(at:) : byte(at:)))) else { return }
             offset += size
         }
     }
 
-    @discardableResult
-    private static func send(_ connection: Int32, _ data: Data) -> Bool {
-        data.withUnsafeBytes { buffer in
-            var sent = 0
-            while sent < buffer.count {
-                #if canImport(Glibc)
-                let result = Glibc.send(connection, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-                #else
-                let result = Darwin.send(connection, buffer.baseAddress! + sent, buffer.count - sent, 0)
-                #endif
-                if result <= 0 { return false }
-                sent += result
-            }
-            return true
-        }
-    }
 
     private static func readRequestTarget(_ connection: Int32) -> String? {
         var received = Data()
@@ -326,7 +310,7 @@ final class FaultServer: @unchecked Sendable {
             received.append(buffer, count: count)
             if received.first == 0x16 {
                 // A TLS ClientHello: answer in plain HTTP, as a misconfigured server would.
-                send(connection, Data("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8))
+                LoopbackConnection.send(connection, Data("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8))
                 return nil
             }
             if received.count > 64 * 1024 { return nil }
@@ -348,16 +332,4 @@ final class FaultServer: @unchecked Sendable {
         while recv(connection, &buffer, buffer.count, 0) > 0 {}
     }
 
-    /// Waits up to `seconds`, returning early if the client closes the connection.
-    private static func sleepUntilClosed(_ connection: Int32, seconds: Int) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let deadline = Date().addingTimeInterval(TimeInterval(seconds))
-        while Date() < deadline {
-            let count = recv(connection, &buffer, buffer.count, 0)
-            if count == 0 { return }
-            if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK { return }
-        }
-    }
 }

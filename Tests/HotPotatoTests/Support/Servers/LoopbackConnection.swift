@@ -1,0 +1,41 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the test servers do with an accepted connection: send all of some bytes, and wait for
+/// the client to go away.
+enum LoopbackConnection {
+    /// Sends all of `data`; `false` once the client has gone (no `SIGPIPE`).
+    @discardableResult
+    static func send(_ connection: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var sent = 0
+            while sent < buffer.count {
+                #if canImport(Glibc)
+                let result = Glibc.send(connection, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                #else
+                let result = Darwin.send(connection, buffer.baseAddress! + sent, buffer.count - sent, 0)
+                #endif
+                if result <= 0 { return false }
+                sent += result
+            }
+            return true
+        }
+    }
+
+    /// Waits up to `seconds`, returning early when the client closes the connection.
+    static func sleepUntilClosed(_ connection: Int32, seconds: Int) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = Date().addingTimeInterval(TimeInterval(seconds))
+        while Date() < deadline {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count == 0 { return }
+            if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { return }
+        }
+    }
+}
