@@ -70,19 +70,21 @@ struct GetCommand {
 
         switch options.output {
         case .file(let path):
-            return await download(request, to: URL(fileURLWithPath: path), onHead: onHead, interruption: interruption)
+            return await download(request.onHead(onHead), to: URL(fileURLWithPath: path), interruption: interruption)
         case .standardOutput:
-            let handled = adjusted(request.handled(by: OutputStreamWriter(maximumSize: options.maximumSize, onHead: onHead)))
+            let maximum = options.maximumSize ?? .max
+            let handled = adjusted(request.onHead(onHead).handled(by: StreamWriter(fileHandle: .standardOutput, maximumBodySize: maximum)))
             return await finish(handled, interruption: interruption) { _ in }
         case .json(let keyPath):
-            let maximum = options.maximumSize ?? 64 * 1024 * 1024
-            let handled = adjusted(request.handled(by: ReportingJSONParser(keyPath: keyPath, maximumSize: maximum, onHead: onHead)))
+            let observed = request.onHead(onHead)
+            let parsed = options.maximumSize.map { observed.asJSON(atKeyPath: keyPath, maximumBodySize: $0) } ?? observed.asJSON(atKeyPath: keyPath)
+            let handled = adjusted(parsed)
             return await finish(handled, interruption: interruption) { json in
                 Console.output(json.serialized(pretty: true) + "\n")
             }
         case .string:
-            let maximum = options.maximumSize ?? 64 * 1024 * 1024
-            let handled = adjusted(request.handled(by: ReportingStringConverter(maximumSize: maximum, onHead: onHead)))
+            let observed = request.onHead(onHead)
+            let handled = adjusted(options.maximumSize.map { observed.asString(maximumBodySize: $0) } ?? observed.asString())
             return await finish(handled, interruption: interruption) { text in
                 Console.output(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
             }
@@ -98,8 +100,7 @@ struct GetCommand {
     }
 
     private func download<Handler>(
-        _ request: Request<Handler>, to destination: URL, onHead: @escaping @Sendable (ResponseHead) -> Void,
-        interruption: Interruption
+        _ request: Request<Handler>, to destination: URL, interruption: Interruption
     ) async -> ExitStatus {
         let partial = FileWriter.partialFileURL(for: destination)
         let keptBefore = options.resume ? Self.fileSize(partial.path) : nil
@@ -115,10 +116,13 @@ struct GetCommand {
         case .none: style = .none
         }
         let display = ProgressDisplay(style: style)
-        let writer = request.handled(by: OutputFileWriter(
-            destination: destination, overwrite: options.overwrite, resumable: options.resume,
-            maximumSize: options.maximumSize, onHead: onHead, onStart: { display.resume(from: $0) }))
-        let call = adjusted(writer).onProgress { display.update($0) }.start()
+        let writer = request.downloadToFile(
+            at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
+            maximumBodySize: options.maximumSize ?? .max)
+        // A 206 continues the partial file this process measured above (it is locked from the
+        // request on): the bar counts from there.
+        let started = writer.onHead { head in if head.status == 206, let keptBefore { display.resume(from: keptBefore) } }
+        let call = adjusted(started).onProgress { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
         do {
@@ -187,6 +191,9 @@ struct GetCommand {
                 let type = TerminalText.safe(error.head?.contentType?.essence ?? "unknown type")
                 text += "potato: the server sent \(body.data.count) bytes of \(type)\n"
             }
+        }
+        if error.code == .bodyTooLarge, let limit = error.limit, options.maximumSize == limit {
+            text += "potato: the limit is --max-size \(limit) bytes\n"
         }
         if let path = error.path, !error.reason.contains(path) { text += "potato: path: \(TerminalText.safe(path))\n" }
         if error.code == .destinationExists { text += "potato: use --overwrite to replace it\n" }

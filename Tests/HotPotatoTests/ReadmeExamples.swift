@@ -31,7 +31,7 @@ private func readmeQuickStart(session: Session, url: URL, token: String) async t
 
 private func readmeDownload(session: Session, url: URL, destination: URL) async throws {
     let call = session.get("https://example.com/big.iso")
-        .downloadToFile(at: URL(fileURLWithPath: "/tmp/big.iso"), ifExists: .replace)
+        .downloadToFile(at: URL(fileURLWithPath: "/tmp/big.iso"), existingFilePolicy: .replace)
         .onProgress { progress in print(progress.bytesReceived, progress.fractionCompleted ?? 0) }
         .start()
     for await progress in call.progress {

@@ -45,7 +45,7 @@ enum CaseRunner {
         let request = session.get(url)
         switch job {
         case "file":
-            let file = try await request.downloadToFile(at: destination, ifExists: .replace).content
+            let file = try await request.downloadToFile(at: destination, existingFilePolicy: .replace).content
             return (Int64(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0), 1)
         case "stream":
             guard let stream = OutputStream(toFileAtPath: destination.path, append: false) else { throw HarnessError("no stream") }

@@ -2,10 +2,10 @@ import Foundation
 
 /// Collects the whole body in memory, up to a maximum size, and hands it over as `Data`.
 ///
-/// `Accumulator()` produces the body's `Data`. Memory is protected by ``maximumBodySize``
-/// (64 MiB by default): a `Content-Length` above it is refused at the head, before any byte is
-/// read, and a body that grows past it stops the transfer on the chunk that crosses it. Both fail
-/// with ``HotPotatoError/Code/bodyTooLarge``. When `Content-Length` is known, the buffer is sized
+/// `Accumulator()` produces the body's `Data`. Memory is protected by
+/// ``SelectiveDiscarder/maximumBodySize`` (64 MiB by default): a `Content-Length` above it is
+/// refused at the head, before any byte is read, and a body that grows past it stops the transfer
+/// on the chunk that crosses it. Both fail with ``HotPotatoError/Code/bodyTooLarge``. When `Content-Length` is known, the buffer is sized
 /// once (up to ``maximumReservation``, 64 MiB; a longer body grows it as it arrives), so a body
 /// costs its own size in memory and no more.
 ///
@@ -29,43 +29,37 @@ import Foundation
 /// ``HotPotatoError/intermediate``; any other error is wrapped with code
 /// ``HotPotatoError/Code/conversionFailed`` and the bytes attached.
 open class Accumulator<Content>: SelectiveDiscarder<Content> {
-    /// The largest body accepted, in bytes.
-    public let maximumBodySize: Int64
     /// The bytes received so far; the whole body once ``finish()`` is called.
     public private(set) var body = Data()
 
     /// The most that a declared `Content-Length` reserves ahead of the body, in bytes: 64 MiB.
-    /// A longer body (under a raised ``maximumBodySize``) grows its buffer as it arrives.
-    public static var maximumReservation: Int64 { 64 * 1024 * 1024 }
+    /// A longer body (under a raised ``SelectiveDiscarder/maximumBodySize``) grows its buffer as
+    /// it arrives.
+    public static var maximumReservation: Int64 { HandlerDefaults.maximumBodySize }
 
-    /// Creates an accumulator.
+    // Disfavoured, so that a bare `Accumulator()` means `Accumulator<Data>` (the convenience
+    // initialiser below) in every expression; labelled `accepting:` so that a subclass keeping
+    // the `Data` content can call it (see ``SelectiveDiscarder``).
+    /// Creates an accumulator: the designated initialiser, for subclasses, which override
+    /// ``content(from:)``.
     /// - Parameters:
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
-    public init(
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
-    ) {
+    @_disfavoredOverload
+    public init(accepting gate: ResponseGate = .successful, maximumBodySize: Int64 = HandlerDefaults.maximumBodySize) {
+        super.init(accepting: gate)
         self.maximumBodySize = max(0, maximumBodySize)
-        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
     }
 
-    /// Gates the response, refuses a `Content-Length` above ``maximumBodySize``, and sizes the
-    /// buffer for the declared length.
+    /// Whether ``receive(_:)`` may be lent chunks an engine still owns: `true` for an
+    /// `Accumulator` itself, which copies every chunk it is given (see ``ChunkBorrowing``).
+    open override var receivesBorrowedChunks: Bool { type(of: self) == Accumulator<Content>.self }
+
+    /// Gates the response, refuses a `Content-Length` above the limit, and sizes the buffer for
+    /// the declared length.
     open override func prepare(for head: ResponseHead) throws {
         try super.prepare(for: head)
         guard !head.hasNoBody, let declared = head.contentLength else { return }
-        if declared > maximumBodySize {
-            var error = HotPotatoError(
-                .bodyTooLarge,
-                reason: "The declared Content-Length of \(declared) bytes exceeds the limit of \(maximumBodySize) bytes.",
-                head: head)
-            error.limit = maximumBodySize
-            error.byteCount = declared
-            throw error
-        }
         // Compressed bodies grow when decoded, so the declared length is only a lower bound. It
         // is also the server's word: past `maximumReservation` the buffer grows as bytes arrive
         // (`realloc` remaps large buffers rather than copying them), so that a hostile
@@ -73,17 +67,12 @@ open class Accumulator<Content>: SelectiveDiscarder<Content> {
         body.reserveCapacity(Int(min(declared, Self.maximumReservation)))
     }
 
-    /// Appends the chunk; throws ``HotPotatoError/Code/bodyTooLarge`` past ``maximumBodySize``.
+    /// Appends the chunk; throws ``HotPotatoError/Code/bodyTooLarge`` past the limit, releasing
+    /// the bytes.
     open override func receive(_ chunk: Data) throws {
-        let total = Int64(body.count) + Int64(chunk.count)
-        if total > maximumBodySize {
-            var error = HotPotatoError(
-                .bodyTooLarge,
-                reason: "The body exceeds the limit of \(maximumBodySize) bytes.",
-                head: head)
-            error.limit = maximumBodySize
-            error.byteCount = total
-            error.byteOffset = Int64(body.count)
+        do {
+            try super.receive(chunk)
+        } catch {
             body = Data()
             throw error
         }
@@ -125,27 +114,11 @@ open class Accumulator<Content>: SelectiveDiscarder<Content> {
 }
 
 extension Accumulator where Content == Data {
-    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
-    // a bare `Accumulator()` still infers its natural content type from this one.
     /// Creates an accumulator whose content is the body's `Data`.
     /// - Parameters:
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
-    @_disfavoredOverload
-    public convenience init(
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
-    ) {
-        self.init(
-            limit: maximumBodySize, codes: acceptableStatusCodes, types: acceptableContentTypes)
-    }
-}
-
-extension Accumulator {
-    /// Forwards the `Data` convenience initialiser to the designated one.
-    fileprivate convenience init(limit: Int64, codes: Set<Int>, types: [MediaType]) {
-        self.init(maximumBodySize: limit, acceptableStatusCodes: codes, acceptableContentTypes: types)
+    public convenience init(gate: ResponseGate = .successful, maximumBodySize: Int64 = HandlerDefaults.maximumBodySize) {
+        self.init(accepting: gate, maximumBodySize: maximumBodySize)
     }
 }

@@ -8,8 +8,12 @@ import FoundationNetworking
 extension FileWriter {
     /// Records what the request asks for; for a resumable `GET`, takes the partial file (failing
     /// with ``HotPotatoError/Code/destinationBusy`` when another download holds it) and asks for
-    /// the rest of it with `Range` and `If-Range`.
-    func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
+    /// the rest of it with `Range` and `If-Range` (see ``RequestAdapting``).
+    ///
+    /// A ``Session`` calls it for every request; driving the writer from a transport of your own,
+    /// call ``ResponseDriver/adapt(_:)`` before sending, or the writer neither continues nor
+    /// records the partial file's URL.
+    public func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
         let callersRange = request.value(forHTTPHeaderField: "Range") != nil
         requested = callersRange ? .callersOwn : .whole
         guard isResumable, !callersRange, (request.httpMethod ?? "GET").uppercased() == "GET" else {
@@ -119,6 +123,9 @@ extension FileWriter {
             try continuePartial(at: offset, complete: false)
             rangeLength = length
             expectedFileSize = contentRange.completeLength
+            // The limit is on the file: the bytes already held count too.
+            bodyOffset = offset
+            try checkDeclaredLength()
         case .callersOwn:
             // The caller asked for a part: the part is the content.
             try createTemporaryFile(in: directory)

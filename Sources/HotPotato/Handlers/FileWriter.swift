@@ -36,7 +36,7 @@ import FoundationNetworking
 /// ``HotPotatoError/Code/malformedResponse``, ``HotPotatoError/Code/resumeMismatch`` and
 /// ``HotPotatoError/Code/destinationBusy`` as described here.
 ///
-/// Gating defaults: status `200...299`, any content type. A response with no body produces an
+/// Gating defaults: ``ResponseGate/successful``; no size limit. A response with no body produces an
 /// empty file.
 ///
 /// ## Resumable downloads
@@ -158,32 +158,38 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     ///   - destination: The file URL to place the download at.
     ///   - existingFilePolicy: What to do when a file is already there; default
     ///     ``ExistingFilePolicy/fail``.
-    ///   - createIntermediateDirectories: Whether to create missing directories; default `false`.
+    ///   - createsIntermediateDirectories: Whether to create missing directories; default `false`.
     ///   - resumable: Whether to keep an interrupted download and continue it next time; default
     ///     `false` (a partial file is removed).
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
+    ///   - maximumBodySize: The largest file accepted, in bytes (a resumed download counts the
+    ///     bytes it already has). Default: no limit.
     public init(
         destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
-        createIntermediateDirectories: Bool = false,
+        createsIntermediateDirectories: Bool = false,
         resumable: Bool = false,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
+        gate: ResponseGate = .successful,
+        maximumBodySize: Int64 = .max
     ) {
         self.destination = destination.standardizedFileURL
         self.existingFilePolicy = existingFilePolicy
-        self.createsIntermediateDirectories = createIntermediateDirectories
+        self.createsIntermediateDirectories = createsIntermediateDirectories
         self.isResumable = resumable
         wantsPartial = resumable
-        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+        super.init(accepting: gate)
+        self.maximumBodySize = max(0, maximumBodySize)
     }
+
+    /// Whether ``receive(_:)`` may be lent chunks an engine still owns: `true` for a `FileWriter`
+    /// itself, which copies or writes every chunk before it returns (see ``ChunkBorrowing``).
+    open override var receivesBorrowedChunks: Bool { type(of: self) == FileWriter.self }
 
     /// Accepts, for a resumed request, the `416` that says the partial file already holds the
     /// whole body; any other `416` to a resumed request discards the partial state and fails with
     /// ``HotPotatoError/Code/resumeMismatch``. Otherwise gates as ``SelectiveDiscarder`` does.
     open override func validate(_ head: ResponseHead) throws {
-        if case .rest(let offset, let info) = requested, head.status == 416, !acceptsStatus(416) {
+        if case .rest(let offset, let info) = requested, head.status == 416, !gate.accepts(status: 416) {
             if Self.isCompletion(head, of: offset, info: info) { return }
             discardsPartial = true
             throw resumeMismatch(head, offset: offset, "a 416 with \(Self.describeRange(head))")
@@ -196,7 +202,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         try super.prepare(for: head)
         let directory = try checkDestination()
         if wantsPartial && lease == nil { try takePartial() }
-        if case .rest(let offset, _) = requested, head.status == 416, !acceptsStatus(416) {
+        if case .rest(let offset, _) = requested, head.status == 416, !gate.accepts(status: 416) {
             try continuePartial(at: offset, complete: true)
         } else if head.status == 206 {
             try acceptPartialContent(head, in: directory)
@@ -213,6 +219,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// surface on a later chunk or in ``finish()``, with the offset of the first byte not written.
     open override func receive(_ chunk: Data) throws {
         if partialIsComplete { return }
+        try countBody(chunk)
         guard descriptor >= 0 else {
             throw fileError(.writeFailed, "The file is not open for writing.", path: temporaryURL?.path)
         }
@@ -311,11 +318,6 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
             lease.release()
             self.lease = nil
         }
-    }
-
-    /// Whether the handler's gate accepts `status` (an empty set accepts all).
-    func acceptsStatus(_ status: Int) -> Bool {
-        acceptableStatusCodes.isEmpty || acceptableStatusCodes.contains(status)
     }
 
     func fileError(

@@ -14,7 +14,7 @@ import Foundation
 /// transfer at the first bad byte. Numbers keep their exact digits; nesting is limited
 /// (``JSONParsingOptions/maximumDepth``, 512 by default); repeated keys follow
 /// ``JSONParsingOptions/duplicateKeys`` (the last value wins by default). The document may be
-/// as large as ``Accumulator/maximumBodySize`` (64 MiB by default); the raw bytes are kept
+/// as large as ``SelectiveDiscarder/maximumBodySize`` (64 MiB by default); the raw bytes are kept
 /// alongside, so that a failure can hand them back.
 ///
 /// The body is read as UTF-8 (RFC 8259), with a UTF-8 byte-order mark ignored. A body whose
@@ -28,8 +28,8 @@ import Foundation
 /// ``HotPotatoError/underlying``), ``HotPotatoError/Code/emptyBody`` — each with the intermediate
 /// data.
 ///
-/// Gating defaults: status `200...299`; content types `application/json` and
-/// `application/*+json` (so `application/problem+json` counts); at most 64 MiB. An empty body
+/// Gating defaults: ``ResponseGate/json`` — status `200...299`; content types `application/json`
+/// and `application/*+json` (so `application/problem+json` counts); at most 64 MiB. An empty body
 /// follows ``emptyBodyPolicy``; a response with no body by definition (`204`, `HEAD`) reads as
 /// `null`.
 ///
@@ -69,32 +69,31 @@ open class JSONParser<Content>: Accumulator<Content> {
     /// The first bytes, held back until a byte-order mark can be told apart.
     private var leadingBytes: [UInt8] = []
 
-    /// Creates a parser whose content comes from ``content(from:)-(JSON)``; for subclasses.
+    // Disfavoured, so that a bare `JSONParser()` means `JSONParser<JSON>` (the convenience
+    // initialiser below) in every expression; labelled `accepting:` so that a subclass keeping
+    // the ``JSON`` content can call it (see ``SelectiveDiscarder``).
+    /// Creates a parser whose content comes from ``content(from:)-(JSON)``: the designated
+    /// initialiser, for subclasses.
     /// - Parameters:
     ///   - keyPath: The key path to take the content from; `nil` (the default) takes the whole
     ///     document.
     ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
     ///   - parsingOptions: Nesting limit and duplicate-key policy.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/json``.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
-    ///     `application/json` and `application/*+json`.
+    @_disfavoredOverload
     public init(
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
         parsingOptions: JSONParsingOptions = JSONParsingOptions(),
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = [.json, .anyJSON]
+        accepting gate: ResponseGate = .json,
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) {
         self.keyPath = keyPath
         self.emptyBodyPolicy = emptyBodyPolicy
         self.parsingOptions = parsingOptions
         self.decoding = nil
-        super.init(
-            maximumBodySize: maximumBodySize,
-            acceptableStatusCodes: acceptableStatusCodes,
-            acceptableContentTypes: acceptableContentTypes)
+        super.init(accepting: gate, maximumBodySize: maximumBodySize)
     }
 
     /// Creates a parser that decodes `type` from the JSON (at `keyPath`, when given) with your
@@ -109,29 +108,28 @@ open class JSONParser<Content>: Accumulator<Content> {
     ///   - decoder: The decoder to use, with its strategies; default `JSONDecoder()`.
     ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
     ///   - parsingOptions: Nesting limit and duplicate-key policy.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/json``.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
-    ///     `application/json` and `application/*+json`.
     public init(
         decoding type: Content.Type,
         atKeyPath keyPath: String? = nil,
         using decoder: JSONDecoder = JSONDecoder(),
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
         parsingOptions: JSONParsingOptions = JSONParsingOptions(),
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = [.json, .anyJSON]
+        gate: ResponseGate = .json,
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) where Content: Decodable {
         self.keyPath = keyPath
         self.emptyBodyPolicy = emptyBodyPolicy
         self.parsingOptions = parsingOptions
         self.decoding = DecodableMapping(type, decoder: decoder)
-        super.init(
-            maximumBodySize: maximumBodySize,
-            acceptableStatusCodes: acceptableStatusCodes,
-            acceptableContentTypes: acceptableContentTypes)
+        super.init(accepting: gate, maximumBodySize: maximumBodySize)
     }
+
+
+    /// Whether ``receive(_:)`` may be lent chunks an engine still owns: `true` for a `JSONParser`
+    /// itself, which copies what it keeps of every chunk (see ``ChunkBorrowing``).
+    open override var receivesBorrowedChunks: Bool { type(of: self) == JSONParser<Content>.self }
 
     /// Gates the response and, for a UTF-8 body, starts the incremental parser.
     open override func prepare(for head: ResponseHead) throws {
@@ -363,30 +361,49 @@ open class JSONParser<Content>: Accumulator<Content> {
 }
 
 extension JSONParser where Content == JSON {
-    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
-    // a bare `JSONParser()` still infers its natural content type from this one.
     /// Creates a parser whose content is the ``JSON`` value (at `keyPath`, when given).
     /// - Parameters:
     ///   - keyPath: The key path to take the value from; `nil` (the default) takes the whole
     ///     document.
     ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
     ///   - parsingOptions: Nesting limit and duplicate-key policy.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/json``.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty accepts all. Default
-    ///     `application/json` and `application/*+json`.
+    public convenience init(
+        atKeyPath keyPath: String? = nil,
+        emptyBodyPolicy: EmptyBodyPolicy = .fail,
+        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
+        gate: ResponseGate = .json,
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
+    ) {
+        self.init(
+            atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions,
+            accepting: gate, maximumBodySize: maximumBodySize)
+    }
+}
+
+extension JSONParser where Content == JSONDocument {
+    // Disfavoured, so that a bare `JSONParser()` means `JSONParser<JSON>`; spelled
+    // `JSONParser<JSONDocument>(…)`, it is the only one that applies.
+    /// Creates a parser whose content is the ``JSONDocument`` of the body (or of the value at
+    /// `keyPath`, when given).
+    /// - Parameters:
+    ///   - keyPath: The key path to take the value from; `nil` (the default) takes the whole
+    ///     document.
+    ///   - emptyBodyPolicy: What an empty body reads as; default ``EmptyBodyPolicy/fail``.
+    ///   - parsingOptions: Nesting limit and duplicate-key policy.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/json``.
+    ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
     @_disfavoredOverload
     public convenience init(
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
         parsingOptions: JSONParsingOptions = JSONParsingOptions(),
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = [.json, .anyJSON]
+        gate: ResponseGate = .json,
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) {
         self.init(
             atKeyPath: keyPath, emptyBodyPolicy: emptyBodyPolicy, parsingOptions: parsingOptions,
-            maximumBodySize: maximumBodySize, acceptableStatusCodes: acceptableStatusCodes,
-            acceptableContentTypes: acceptableContentTypes)
+            accepting: gate, maximumBodySize: maximumBodySize)
     }
 }

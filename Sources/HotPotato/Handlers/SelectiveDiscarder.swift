@@ -6,25 +6,27 @@ import Foundation
 /// any byte is parsed or written. Used on its own (`SelectiveDiscarder()`, content `Void`) it
 /// checks the response and throws the body away — `discardResponseContent()` in the request API.
 ///
-/// ## Gating
+/// ## Gating and size
 ///
-/// - ``acceptableStatusCodes``: the status must be one of them. Default: `200...299`.
-/// - ``acceptableContentTypes``: the `Content-Type` must match one of them (see
-///   ``MediaType/matches(_:)``: case-insensitive, parameters ignored, `type/*`, `*/*`,
-///   structured suffixes). Default: any. When the list is not empty, a missing or malformed
-///   `Content-Type` is rejected too — except on a response with no body (`204`, `205`, `304`,
-///   `HEAD`, `Content-Length: 0`), where there is no content to type.
-///
-/// An empty set or list accepts everything. A rejection throws a ``HotPotatoError`` with code
-/// ``HotPotatoError/Code/unacceptableStatus``, ``HotPotatoError/Code/unacceptableContentType``,
-/// ``HotPotatoError/Code/missingContentType`` or ``HotPotatoError/Code/malformedContentType``;
-/// the driver then attaches a bounded copy of the body the server sent.
+/// ``gate`` says which statuses and content types are accepted (default
+/// ``ResponseGate/successful``: `200...299`, any type); a rejection keeps a bounded copy of the
+/// body for the error. ``maximumBodySize`` caps the body (none by default for a discarder and the
+/// writers, 64 MiB for the handlers that hold the body in memory): a `Content-Length` above it is
+/// refused at the head, before any byte is read, and a body that grows past it stops the transfer
+/// on the chunk that crosses it, both with ``HotPotatoError/Code/bodyTooLarge``.
 ///
 /// ## Subclassing
 ///
 /// Override ``validate(_:)`` to gate differently, and ``receive(_:)``, ``finish()`` and
-/// ``cleanUp()`` to handle the body; call `super` from ``prepare(for:)`` so the gate and
-/// ``head`` stay in place.
+/// ``cleanUp()`` to handle the body; call `super` from ``prepare(for:)`` and ``receive(_:)`` so
+/// the gate, the size limit and ``head`` stay in place.
+///
+/// A bare `SelectiveDiscarder()`, `Accumulator()`, `StringConverter()` or `JSONParser()` always
+/// means the handler's natural content type (`Void`, `Data`, `String`, ``JSON``). The designated
+/// initialiser of each class, which subclasses inherit and call, names the gate `accepting:`
+/// (``init(accepting:)`` here): a subclass that keeps the natural content type calls
+/// `super.init(accepting: …)` from an initialiser of its own, since `super.init(gate: …)` or
+/// `super.init()` names the natural type's convenience initialiser.
 ///
 /// ```swift
 /// /// Accepts any status; rejects only server errors.
@@ -34,77 +36,72 @@ import Foundation
 ///     }
 /// }
 /// ```
-open class SelectiveDiscarder<Content>: ContentHandler {
-    /// The status codes accepted; an empty set accepts every status.
-    public var acceptableStatusCodes: Set<Int>
-    /// The media types accepted; an empty list accepts every type (and no type).
-    public var acceptableContentTypes: [MediaType]
+open class SelectiveDiscarder<Content>: ContentHandler, ChunkBorrowing {
+    /// The status codes and content types accepted.
+    public var gate: ResponseGate
+    /// The largest body accepted, in bytes; `Int64.max` accepts any.
+    public var maximumBodySize: Int64
     /// The head of the response being handled, set by ``prepare(for:)``.
     public private(set) var head: ResponseHead?
+    /// Body bytes received so far, as counted against ``maximumBodySize``.
+    public private(set) var bodyBytesReceived: Int64 = 0
+    /// Bytes the content already holds before this response's body (a resumed file's), counted
+    /// against ``maximumBodySize`` too.
+    var bodyOffset: Int64 = 0
 
-    /// Whether this handler is one of HotPotato's own classes, not a subclass: their `receive(_:)`
-    /// never keeps the chunk it is given, so an engine may lend it bytes it still owns instead of a
-    /// copy. A subclass might keep its chunks, so it always gets a copy of its own.
-    var receivesBorrowedChunks: Bool
-
-    /// Creates a handler that accepts the given status codes and content types.
-    /// - Parameters:
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
-    public init(
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
-    ) {
-        self.acceptableStatusCodes = acceptableStatusCodes
-        self.acceptableContentTypes = acceptableContentTypes
-        let exact = ObjectIdentifier(Swift.type(of: self))
-        receivesBorrowedChunks = [
-            ObjectIdentifier(SelectiveDiscarder<Content>.self), ObjectIdentifier(Accumulator<Content>.self),
-            ObjectIdentifier(StringConverter<Content>.self), ObjectIdentifier(JSONParser<Content>.self),
-            ObjectIdentifier(FileWriter.self), ObjectIdentifier(StreamWriter.self),
-        ].contains(exact)
+    /// The status codes accepted (the ``gate``'s); an empty set accepts every status.
+    public var acceptableStatusCodes: Set<Int> {
+        get { gate.statusCodes }
+        set { gate.statusCodes = newValue }
     }
 
-    /// Records the head and runs ``validate(_:)``. Subclasses that override it call `super` first.
+    /// The media types accepted (the ``gate``'s); an empty list accepts every type (and no type).
+    public var acceptableContentTypes: [MediaType] {
+        get { gate.contentTypes }
+        set { gate.contentTypes = newValue }
+    }
+
+    // Disfavoured, so that a bare `SelectiveDiscarder()` means `SelectiveDiscarder<Void>` (the
+    // convenience initialiser below) in every expression. Its label differs from the convenience
+    // initialiser's `gate:` so that a subclass keeping the `Void` content can call it.
+    /// Creates a handler with a gate and no size limit (set ``maximumBodySize`` to add one): the
+    /// designated initialiser, for subclasses (`SelectiveDiscarder()` makes a discarder).
+    /// - Parameter gate: The statuses and content types to accept. Default
+    ///   ``ResponseGate/successful``.
+    @_disfavoredOverload
+    public init(accepting gate: ResponseGate = .successful) {
+        self.gate = gate
+        maximumBodySize = .max
+    }
+
+    /// Whether ``receive(_:)`` may be lent chunks an engine still owns (see ``ChunkBorrowing``).
+    ///
+    /// `true` for a `SelectiveDiscarder` itself, which keeps nothing. Each of HotPotato's handlers
+    /// says the same of its own class only: a subclass might keep its chunks, so it gets copies
+    /// unless it overrides this to return `true`.
+    open var receivesBorrowedChunks: Bool { type(of: self) == SelectiveDiscarder<Content>.self }
+
+    /// Records the head, runs ``validate(_:)``, and refuses a declared length over
+    /// ``maximumBodySize``. Subclasses that override it call `super` first.
     open func prepare(for head: ResponseHead) throws {
         self.head = head
+        bodyBytesReceived = 0
         try validate(head)
+        try checkDeclaredLength()
     }
 
-    /// Throws a rejection when the status or the content type is not acceptable.
+    /// Throws a rejection when the ``gate`` does not accept the response.
     ///
     /// Override to gate differently; call `super` to keep the standard checks.
     open func validate(_ head: ResponseHead) throws {
-        if !acceptableStatusCodes.isEmpty && !acceptableStatusCodes.contains(head.status) {
-            throw HotPotatoError(
-                .unacceptableStatus,
-                reason: "HTTP \(head.status) \(head.reasonPhrase) is not an acceptable status "
-                    + "(accepted: \(StatusCodeDescription.describe(acceptableStatusCodes))).",
-                head: head)
-        }
-        guard !acceptableContentTypes.isEmpty, !head.hasEmptyBody else { return }
-        let accepted = acceptableContentTypes.map(\.description).joined(separator: ", ")
-        guard let header = head.contentTypeHeader else {
-            throw HotPotatoError(
-                .missingContentType,
-                reason: "The response has no Content-Type (accepted: \(accepted)).", head: head)
-        }
-        guard let contentType = MediaType(parsing: header) else {
-            throw HotPotatoError(
-                .malformedContentType,
-                reason: "The Content-Type \"\(header)\" is not a valid media type (accepted: \(accepted)).",
-                head: head)
-        }
-        if !acceptableContentTypes.contains(where: { $0.matches(contentType) }) {
-            throw HotPotatoError(
-                .unacceptableContentType,
-                reason: "The Content-Type \(contentType.essence) is not acceptable (accepted: \(accepted)).",
-                head: head)
-        }
+        try gate.check(head)
     }
 
-    /// Discards the chunk. Subclasses override it to keep or write the body.
-    open func receive(_ chunk: Data) throws {}
+    /// Counts the chunk against ``maximumBodySize`` and discards it. Subclasses override it to
+    /// keep or write the body, calling `super` (or ``countBody(_:)``) first.
+    open func receive(_ chunk: Data) throws {
+        try countBody(chunk)
+    }
 
     /// Produces the content. `SelectiveDiscarder<Void>` returns `()`; a subclass with another
     /// `Content` type must override it.
@@ -118,28 +115,52 @@ open class SelectiveDiscarder<Content>: ContentHandler {
 
     /// Does nothing: a discarder holds nothing. Subclasses release what they hold.
     open func cleanUp() {}
-}
 
-extension SelectiveDiscarder where Content == Void {
-    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
-    // a bare `SelectiveDiscarder()` still infers its natural content type from this one.
-    /// Creates a discarder that checks the response and throws its body away.
-    /// - Parameters:
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
-    @_disfavoredOverload
-    public convenience init(
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
-    ) {
-        self.init(
-            discardingWith: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+    /// Throws ``HotPotatoError/Code/bodyTooLarge`` when the head declares more body than
+    /// ``maximumBodySize`` allows (with what the content already holds).
+    public func checkDeclaredLength() throws(HotPotatoError) {
+        guard let head, !head.hasNoBody, let declared = head.contentLength else { return }
+        let (total, overflow) = declared.addingReportingOverflow(bodyOffset)
+        guard overflow || total > maximumBodySize else { return }
+        throw Self.tooLarge(
+            reason: "The declared Content-Length of \(declared) bytes"
+                + (bodyOffset > 0 ? " after the \(bodyOffset) bytes already held" : "")
+                + " exceeds the limit of \(maximumBodySize) bytes.",
+            limit: maximumBodySize, byteCount: overflow ? .max : total, byteOffset: nil, head: head)
+    }
+
+    /// Counts `chunk` as received; throws ``HotPotatoError/Code/bodyTooLarge`` when it takes the
+    /// body past ``maximumBodySize``.
+    public func countBody(_ chunk: Data) throws(HotPotatoError) {
+        let before = bodyBytesReceived
+        bodyBytesReceived += Int64(chunk.count)
+        let (total, overflow) = bodyBytesReceived.addingReportingOverflow(bodyOffset)
+        guard overflow || total > maximumBodySize else { return }
+        throw Self.tooLarge(
+            reason: "The body exceeds the limit of \(maximumBodySize) bytes.",
+            limit: maximumBodySize, byteCount: overflow ? .max : total, byteOffset: before, head: head)
     }
 }
 
 extension SelectiveDiscarder {
-    /// Forwards the `Void` convenience initialiser to the designated one.
-    fileprivate convenience init(discardingWith codes: Set<Int>, acceptableContentTypes: [MediaType]) {
-        self.init(acceptableStatusCodes: codes, acceptableContentTypes: acceptableContentTypes)
+    fileprivate static func tooLarge(
+        reason: String, limit: Int64, byteCount: Int64, byteOffset: Int64?, head: ResponseHead?
+    ) -> HotPotatoError {
+        var error = HotPotatoError(.bodyTooLarge, reason: reason, head: head)
+        error.limit = limit
+        error.byteCount = byteCount
+        error.byteOffset = byteOffset
+        return error
+    }
+}
+
+extension SelectiveDiscarder where Content == Void {
+    /// Creates a discarder that checks the response and throws its body away.
+    /// - Parameters:
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
+    ///   - maximumBodySize: The largest body accepted, in bytes. Default: no limit.
+    public convenience init(gate: ResponseGate = .successful, maximumBodySize: Int64 = .max) {
+        self.init(accepting: gate)
+        self.maximumBodySize = max(0, maximumBodySize)
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// stops the transfer with ``HotPotatoError/Code/writeFailed``, with the body offset of the chunk
 /// in ``HotPotatoError/byteOffset`` and the cause in ``HotPotatoError/underlying``.
 ///
-/// Gating defaults: status `200...299`, any content type.
+/// Gating defaults: ``ResponseGate/successful``; no size limit.
 open class StreamWriter: SelectiveDiscarder<Int64> {
     private enum Target {
         case stream(OutputStream)
@@ -27,29 +27,31 @@ open class StreamWriter: SelectiveDiscarder<Int64> {
     /// - Parameters:
     ///   - stream: The stream. If it is not open, the writer opens it once the response is
     ///     accepted and closes it at the end.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
+    ///   - maximumBodySize: The largest body written, in bytes. Default: no limit.
     public init(
         stream: OutputStream,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
+        gate: ResponseGate = .successful,
+        maximumBodySize: Int64 = .max
     ) {
         target = .stream(stream)
-        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+        super.init(accepting: gate)
+        self.maximumBodySize = max(0, maximumBodySize)
     }
 
     /// Creates a writer to a `FileHandle`, which it writes at its current offset and never closes.
     /// - Parameters:
     ///   - fileHandle: The file handle, open for writing.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
+    ///   - maximumBodySize: The largest body written, in bytes. Default: no limit.
     public init(
         fileHandle: FileHandle,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
+        gate: ResponseGate = .successful,
+        maximumBodySize: Int64 = .max
     ) {
         target = .fileHandle(fileHandle)
-        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+        super.init(accepting: gate)
+        self.maximumBodySize = max(0, maximumBodySize)
     }
 
     /// Gates the response, then opens the stream if it is not open yet.
@@ -65,8 +67,14 @@ open class StreamWriter: SelectiveDiscarder<Int64> {
         }
     }
 
-    /// Writes the whole chunk, or throws ``HotPotatoError/Code/writeFailed``.
+    /// Whether ``receive(_:)`` may be lent chunks an engine still owns: `true` for a
+    /// `StreamWriter` itself, which writes every chunk before it returns (see ``ChunkBorrowing``).
+    open override var receivesBorrowedChunks: Bool { type(of: self) == StreamWriter.self }
+
+    /// Writes the whole chunk, or throws ``HotPotatoError/Code/writeFailed`` (or
+    /// ``HotPotatoError/Code/bodyTooLarge`` past ``SelectiveDiscarder/maximumBodySize``).
     open override func receive(_ chunk: Data) throws {
+        try super.receive(chunk)
         switch target {
         case .fileHandle(let handle):
             do {

@@ -14,7 +14,7 @@ import Foundation
 /// ``HotPotatoError/Code/unsupportedCharset``. Either way the raw bytes travel in
 /// ``HotPotatoError/intermediate`` — nothing is silently replaced or dropped.
 ///
-/// Gating defaults: status `200...299`, any content type; at most 64 MiB. A response with no
+/// Gating defaults: ``ResponseGate/successful``; at most 64 MiB. A response with no
 /// body produces `""`.
 ///
 /// ## Subclassing
@@ -32,25 +32,29 @@ open class StringConverter<Content>: Accumulator<Content> {
     /// The encoding that overrides the response's charset, or `nil` to follow the response.
     public let encoding: String.Encoding?
 
-    /// Creates a string converter.
+    // Disfavoured, so that a bare `StringConverter()` means `StringConverter<String>` (the
+    // convenience initialiser below) in every expression; labelled `accepting:` so that a
+    // subclass keeping the `String` content can call it (see ``SelectiveDiscarder``).
+    /// Creates a string converter: the designated initialiser, for subclasses, which override
+    /// ``content(from:)-(String)``.
     /// - Parameters:
     ///   - encoding: An encoding that overrides the response's; `nil` (the default) follows the
     ///     `Content-Type` charset, then a byte-order mark, then UTF-8.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
+    @_disfavoredOverload
     public init(
         encoding: String.Encoding? = nil,
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
+        accepting gate: ResponseGate = .successful,
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) {
         self.encoding = encoding
-        super.init(
-            maximumBodySize: maximumBodySize,
-            acceptableStatusCodes: acceptableStatusCodes,
-            acceptableContentTypes: acceptableContentTypes)
+        super.init(accepting: gate, maximumBodySize: maximumBodySize)
     }
+
+    /// Whether ``receive(_:)`` may be lent chunks an engine still owns: `true` for a
+    /// `StringConverter` itself, which copies every chunk it is given (see ``ChunkBorrowing``).
+    open override var receivesBorrowedChunks: Bool { type(of: self) == StringConverter<Content>.self }
 
     /// Decodes the body (see ``decodeText(_:)``) and converts the text with
     /// ``content(from:)-(String)``.
@@ -79,33 +83,17 @@ open class StringConverter<Content>: Accumulator<Content> {
 }
 
 extension StringConverter where Content == String {
-    // Disfavoured so that a subclass's `super.init(…)` picks the designated initialiser, while
-    // a bare `StringConverter()` still infers its natural content type from this one.
     /// Creates a string converter whose content is the decoded `String`.
     /// - Parameters:
     ///   - encoding: An encoding that overrides the response's; `nil` (the default) follows the
     ///     `Content-Type` charset, then a byte-order mark, then UTF-8.
+    ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
     ///   - maximumBodySize: The largest body accepted, in bytes. Default 64 MiB.
-    ///   - acceptableStatusCodes: Statuses to accept; empty accepts all. Default `200...299`.
-    ///   - acceptableContentTypes: Media types to accept; empty (the default) accepts all.
-    @_disfavoredOverload
     public convenience init(
         encoding: String.Encoding? = nil,
-        maximumBodySize: Int64 = 64 * 1024 * 1024,
-        acceptableStatusCodes: Set<Int> = Set(200...299),
-        acceptableContentTypes: [MediaType] = []
+        gate: ResponseGate = .successful,
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) {
-        self.init(
-            forcing: encoding, limit: maximumBodySize, codes: acceptableStatusCodes,
-            types: acceptableContentTypes)
-    }
-}
-
-extension StringConverter {
-    /// Forwards the `String` convenience initialiser to the designated one.
-    fileprivate convenience init(forcing encoding: String.Encoding?, limit: Int64, codes: Set<Int>, types: [MediaType]) {
-        self.init(
-            encoding: encoding, maximumBodySize: limit, acceptableStatusCodes: codes,
-            acceptableContentTypes: types)
+        self.init(encoding: encoding, accepting: gate, maximumBodySize: maximumBodySize)
     }
 }

@@ -80,6 +80,28 @@ extension Request {
             request.options.progressCallback = callback
         }
     }
+
+    /// Calls `callback` with the head of the response — its status and headers — as soon as it
+    /// arrives, before the handler sees it: for every response, accepted or not.
+    ///
+    /// On a redirect, only the final response's head is reported. Without a `queue`, the callback
+    /// runs on the transfer's own thread, before the handler's ``ContentHandler/prepare(for:)``
+    /// and before the call completes; the transfer waits for it, so keep it short. Each call adds
+    /// a callback: they run in the order they were added.
+    /// - Parameters:
+    ///   - queue: The queue to call it on; by default none (see above).
+    ///   - callback: Receives the response head.
+    public func onHead(queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (ResponseHead) -> Void) -> Request {
+        with { request in
+            let observe: @Sendable (ResponseHead) -> Void
+            if let queue { observe = { head in queue.async { callback(head) } } } else { observe = callback }
+            if let earlier = request.options.headCallback {
+                request.options.headCallback = { head in earlier(head); observe(head) }
+            } else {
+                request.options.headCallback = observe
+            }
+        }
+    }
 }
 
 extension Request {

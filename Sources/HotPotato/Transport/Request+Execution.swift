@@ -40,18 +40,17 @@ extension Request {
             callback: options.progressCallback)
         let handler = makeHandler()
         if let gated = handler as? any GatedContentHandler {
-            if let codes = options.acceptedStatusCodes { gated.acceptableStatusCodes = codes }
-            if let types = options.acceptedContentTypes { gated.acceptableContentTypes = types }
+            if let codes = options.acceptedStatusCodes { gated.gate.statusCodes = codes }
+            if let types = options.acceptedContentTypes { gated.gate.contentTypes = types }
         }
         let transfer = Transfer(
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? configuration.errorBodyLimit,
-            progress: progress)
+            progress: progress, onHead: options.headCallback)
         let sink: any TransferSink = transfer
         let call = Call(completion: transfer.completion, progress: progress.stream, cancel: { sink.cancel() })
         do {
             var urlRequest = try spec.makeURLRequest(defaults: configuration)
-            if let adapting = handler as? any RequestAdapting { try adapting.adapt(&urlRequest) }
-            transfer.setRangeRequested(urlRequest.value(forHTTPHeaderField: "Range") != nil)
+            try transfer.adapt(&urlRequest)
             if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
                 // Both engines answer data: URLs the same way, without a network.
                 DataURL.deliver(url, method: spec.method, to: transfer)

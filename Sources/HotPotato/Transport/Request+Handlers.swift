@@ -3,13 +3,13 @@ import Foundation
 extension Request {
     /// Collects the body as `Data`, up to `maximumBodySize` bytes (64 MiB by default). This is
     /// what a new request does unless the chain says otherwise.
-    public func asData(maximumBodySize: Int64 = 64 * 1024 * 1024) -> Request<Accumulator<Data>> {
+    public func asData(maximumBodySize: Int64 = HandlerDefaults.maximumBodySize) -> Request<Accumulator<Data>> {
         replacingHandler { Accumulator(maximumBodySize: maximumBodySize) }
     }
 
     /// Decodes the body as text: with `encoding` when given, else by the response's charset, a
     /// byte-order mark, or UTF-8. See ``StringConverter``.
-    public func asString(encoding: String.Encoding? = nil, maximumBodySize: Int64 = 64 * 1024 * 1024) -> Request<StringConverter<String>> {
+    public func asString(encoding: String.Encoding? = nil, maximumBodySize: Int64 = HandlerDefaults.maximumBodySize) -> Request<StringConverter<String>> {
         replacingHandler { StringConverter(encoding: encoding, maximumBodySize: maximumBodySize) }
     }
 
@@ -21,7 +21,7 @@ extension Request {
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
         parsingOptions: JSONParsingOptions = JSONParsingOptions(),
-        maximumBodySize: Int64 = 64 * 1024 * 1024
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) -> Request<JSONParser<JSON>> {
         replacingHandler {
             JSONParser(
@@ -48,7 +48,7 @@ extension Request {
         atKeyPath keyPath: String? = nil,
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
         parsingOptions: JSONParsingOptions = JSONParsingOptions(),
-        maximumBodySize: Int64 = 64 * 1024 * 1024
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) -> Request<JSONParser<JSONDocument>> {
         replacingHandler {
             JSONParser<JSONDocument>(
@@ -72,7 +72,7 @@ extension Request {
         using decoder: JSONDecoder = JSONDecoder(),
         emptyBodyPolicy: EmptyBodyPolicy = .fail,
         parsingOptions: JSONParsingOptions = JSONParsingOptions(),
-        maximumBodySize: Int64 = 64 * 1024 * 1024
+        maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) -> Request<JSONParser<Value>> {
         replacingHandler {
             JSONParser(
@@ -92,16 +92,26 @@ extension Request {
     /// ```swift
     /// let file = try await session.get(isoURL).downloadToFile(at: destination, resumable: true).content
     /// ```
+    ///
+    /// - Parameters:
+    ///   - destination: The file URL to place the download at.
+    ///   - existingFilePolicy: What to do when a file is already there; default
+    ///     ``ExistingFilePolicy/fail``.
+    ///   - createsIntermediateDirectories: Whether to create missing directories; default `false`.
+    ///   - resumable: Whether to keep an interrupted download and continue it next time.
+    ///   - maximumBodySize: The largest file accepted, in bytes; default no limit.
     public func downloadToFile(
         at destination: URL,
-        ifExists existingFilePolicy: ExistingFilePolicy = .fail,
-        createIntermediateDirectories: Bool = false,
-        resumable: Bool = false
+        existingFilePolicy: ExistingFilePolicy = .fail,
+        createsIntermediateDirectories: Bool = false,
+        resumable: Bool = false,
+        maximumBodySize: Int64 = .max
     ) -> Request<FileWriter> {
         replacingHandler {
             FileWriter(
                 destination: destination, existingFilePolicy: existingFilePolicy,
-                createIntermediateDirectories: createIntermediateDirectories, resumable: resumable)
+                createsIntermediateDirectories: createsIntermediateDirectories, resumable: resumable,
+                maximumBodySize: maximumBodySize)
         }
     }
 

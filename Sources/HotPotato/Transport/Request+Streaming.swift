@@ -80,7 +80,7 @@ extension Request {
                 mode: mode, keyPath: keyPath, decoder: decoderBox.value, parsingOptions: parsingOptions,
                 maximumElementSize: maximumElementSize, capacity: bufferSize)
             let call = request.replacingHandler {
-                JSONElementStreamer<Element>(state: state, acceptableStatusCodes: Set(200...299), acceptableContentTypes: contentTypes)
+                JSONElementStreamer<Element>(state: state, gate: ResponseGate(contentTypes: contentTypes))
             }.start()
             state.onCancel { call.cancel() }
             call.observe { outcome in state.transferDidEnd(outcome.map { _ in }) }

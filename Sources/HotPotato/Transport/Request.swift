@@ -61,4 +61,5 @@ struct RequestOptions: Sendable {
     var errorBodyLimit: Int?
     var progressQueue: DispatchQueue?
     var progressCallback: (@Sendable (TransferProgress) -> Void)?
+    var headCallback: (@Sendable (ResponseHead) -> Void)?
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One execution of a request, shared by every engine: it drives the handler through a
 /// ``ResponseDriver``, reports progress, settles the ``Completion``, and makes cancellation
@@ -31,6 +34,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// keep them.
     private var chunkBuffer = Data()
     private let borrowsChunks: Bool
+    /// ``Request/onHead(queue:_:)``'s callback.
+    private let onHead: (@Sendable (ResponseHead) -> Void)?
     private let start = Date()
     private let startTime = DispatchTime.now().uptimeNanoseconds
     private let flags = Locked(Flags())
@@ -51,18 +56,22 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         var stopEngine: (@Sendable () -> Void)?
     }
 
-    init(handler: Handler, errorBodyLimit: Int, progress: ProgressReporter) {
+    init(
+        handler: Handler, errorBodyLimit: Int, progress: ProgressReporter,
+        onHead: (@Sendable (ResponseHead) -> Void)? = nil
+    ) {
         driver = ResponseDriver(handler: handler, errorBodyLimit: errorBodyLimit)
         self.progress = progress
-        borrowsChunks = (handler as? any BorrowingChunks)?.receivesBorrowedChunks ?? false
+        self.onHead = onHead
+        borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
     }
 
-    /// Tells the driver whether the request asks for a range (see
-    /// ``ResponseDriver/rangeRequested``). Called once, before the engine starts.
-    func setRangeRequested(_ requested: Bool) {
+    /// Prepares the request through the driver (see ``ResponseDriver/adapt(_:)``). Called once,
+    /// before the engine starts.
+    func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
         handlerLock.lock()
-        driver.rangeRequested = requested
-        handlerLock.unlock()
+        defer { handlerLock.unlock() }
+        try driver.adapt(&request)
     }
 
     /// Sets how to stop the engine's transfer early (a rejection, a handler failure, a cancel).
@@ -80,6 +89,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     }
 
     func receive(head: ResponseHead) -> Bool {
+        // Outside the handler lock: it is the caller's code.
+        if let onHead, !isFinished { onHead(head) }
         let more = withHandler { driver, aftermath in
             headTime = elapsed
             // A compressed body's declared length is not the length that arrives.

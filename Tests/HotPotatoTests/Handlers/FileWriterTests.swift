@@ -149,7 +149,7 @@ import Testing
         #expect(error?.path == scratch.url.appendingPathComponent("a/b").standardizedFileURL.path)
         #expect(try scratch.entries().isEmpty)
 
-        try drive(FileWriter(destination: nested, createIntermediateDirectories: true), head: head(200), body: Data("x".utf8))
+        try drive(FileWriter(destination: nested, createsIntermediateDirectories: true), head: head(200), body: Data("x".utf8))
         #expect(try String(contentsOf: nested, encoding: .utf8) == "x")
     }
 

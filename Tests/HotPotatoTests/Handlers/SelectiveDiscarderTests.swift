@@ -23,14 +23,14 @@ import Testing
     }
 
     @Test func customStatusCodes() throws {
-        let handler = SelectiveDiscarder(acceptableStatusCodes: [200, 304])
+        let handler = SelectiveDiscarder(gate: ResponseGate(statusCodes: [200, 304]))
         try drive(handler, head: head(304), body: Data())
-        #expect(expectFailure { try drive(SelectiveDiscarder(acceptableStatusCodes: [200, 304]), head: head(201), body: Data()) }?.code == .unacceptableStatus)
+        #expect(expectFailure { try drive(SelectiveDiscarder(gate: ResponseGate(statusCodes: [200, 304])), head: head(201), body: Data()) }?.code == .unacceptableStatus)
     }
 
     @Test func emptyStatusSetAcceptsEverything() throws {
         for status in [100, 200, 302, 404, 500, 599] {
-            try drive(SelectiveDiscarder(acceptableStatusCodes: []), head: head(status), body: Data("x".utf8))
+            try drive(SelectiveDiscarder(gate: ResponseGate(statusCodes: [])), head: head(status), body: Data("x".utf8))
         }
     }
 
@@ -42,12 +42,12 @@ import Testing
         ("*/*", "image/png"),
     ])
     func acceptsMatchingContentTypes(pattern: String, actual: String) throws {
-        let handler = SelectiveDiscarder(acceptableContentTypes: [MediaType(stringLiteral: pattern)])
+        let handler = SelectiveDiscarder(gate: ResponseGate(contentTypes: [MediaType(stringLiteral: pattern)]))
         try drive(handler, head: head(contentType: actual), body: Data("x".utf8))
     }
 
     @Test func rejectsOtherContentTypesKeepingTheBody() throws {
-        let handler = SelectiveDiscarder(acceptableContentTypes: ["application/json"])
+        let handler = SelectiveDiscarder(gate: ResponseGate(contentTypes: ["application/json"]))
         let error = try #require(expectFailure {
             try drive(handler, head: head(200, contentType: "text/html"), body: Data("<h1>Maintenance</h1>".utf8))
         })
@@ -58,7 +58,7 @@ import Testing
 
     @Test func missingContentTypeIsRejectedWhenTypesAreRestricted() throws {
         let error = try #require(expectFailure {
-            try drive(SelectiveDiscarder(acceptableContentTypes: ["application/json"]), head: head(200), body: Data("{}".utf8))
+            try drive(SelectiveDiscarder(gate: ResponseGate(contentTypes: ["application/json"])), head: head(200), body: Data("{}".utf8))
         })
         #expect(error.code == .missingContentType)
         #expect(error.errorBody?.text == "{}")
@@ -66,7 +66,7 @@ import Testing
 
     @Test func malformedContentTypeIsRejectedWhenTypesAreRestricted() throws {
         let error = try #require(expectFailure {
-            try drive(SelectiveDiscarder(acceptableContentTypes: ["application/json"]),
+            try drive(SelectiveDiscarder(gate: ResponseGate(contentTypes: ["application/json"])),
                       head: head(200, contentType: "application json"), body: Data("{}".utf8))
         })
         #expect(error.code == .malformedContentType)
@@ -81,13 +81,13 @@ import Testing
         head(204), head(205), head(200, method: "HEAD"), head(200, contentLength: 0),
     ])
     func bodylessResponsesSkipContentTypeGating(response: ResponseHead) throws {
-        let handler = SelectiveDiscarder(acceptableStatusCodes: [], acceptableContentTypes: ["application/json"])
+        let handler = SelectiveDiscarder(gate: ResponseGate(statusCodes: [], contentTypes: ["application/json"]))
         try drive(handler, head: response, body: Data())
     }
 
     @Test func statusIsCheckedBeforeContentType() throws {
         let error = expectFailure {
-            try drive(SelectiveDiscarder(acceptableContentTypes: ["application/json"]), head: head(500, contentType: "text/html"), body: Data())
+            try drive(SelectiveDiscarder(gate: ResponseGate(contentTypes: ["application/json"])), head: head(500, contentType: "text/html"), body: Data())
         }
         #expect(error?.code == .unacceptableStatus)
     }

@@ -145,7 +145,7 @@ struct SoakRunner: Sendable {
             return await outcome({ () async throws(HotPotatoError) in try await request.downloadToStream(handle).content }) { .count($0) }
         case .file, .resumableFile:
             let download = request.downloadToFile(
-                at: destination, ifExists: soakCase.replaces ? .replace : .fail, resumable: soakCase.handler == .resumableFile)
+                at: destination, existingFilePolicy: soakCase.replaces ? .replace : .fail, resumable: soakCase.handler == .resumableFile)
             return await outcome({ () async throws(HotPotatoError) in try await download.content }) { .file($0) }
         }
     }

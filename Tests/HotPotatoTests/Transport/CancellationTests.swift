@@ -122,7 +122,7 @@ import Testing
                 self.entered = entered
                 self.calls = calls
                 self.firstReturned = firstReturned
-                super.init()
+                super.init(accepting: .successful)
             }
             override func receive(_ chunk: Data) throws {
                 guard calls.withLock({ count -> Bool in count += 1; return count == 1 }) else { return }

@@ -6,12 +6,13 @@ import Foundation
 final class JSONElementStreamer<Element: Decodable & Sendable>: SelectiveDiscarder<Void> {
     private let state: JSONStreamState<Element>
 
-    init(state: JSONStreamState<Element>, acceptableStatusCodes: Set<Int>, acceptableContentTypes: [MediaType]) {
+    init(state: JSONStreamState<Element>, gate: ResponseGate) {
         self.state = state
-        super.init(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-        // The parser copies what it keeps of a chunk, so an engine may lend chunks it owns.
-        receivesBorrowedChunks = true
+        super.init(accepting: gate)
     }
+
+    /// The parser copies what it keeps of a chunk, so an engine may lend chunks it owns.
+    override var receivesBorrowedChunks: Bool { true }
 
     override func prepare(for head: ResponseHead) throws {
         try super.prepare(for: head)
