@@ -34,6 +34,7 @@ let package = Package(
         .executableTarget(
             name: "potato",
             dependencies: ["HotPotato"],
+            exclude: ["README.md"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // A helper the tests run in a process of its own, where peak memory can be measured.

@@ -1,14 +1,16 @@
 import Foundation
 @testable import HotPotato
 
-// The README's examples, compiled with the tests so that the README cannot drift from the API.
-// They are never run.
-
+// The README's examples — and those moved from it to the DocC articles, where each function
+// says — compiled with the tests so that the documentation cannot drift from the API. They are
+// never run.
+//
 private struct User: Decodable, Sendable { let name: String }
 private struct NewItem: Encodable, Sendable { let name: String }
 private struct Item: Decodable, Sendable { let id: Int }
 private struct Problem: Decodable, Sendable { let title: String }
 
+/// README, "Quick start"; the completion handler is in MakingRequests.md, "Run it".
 private func readmeQuickStart(session: Session, url: URL, token: String) async throws {
     let user = try await session.get("https://api.example.com/users/1").as(User.self, atKeyPath: "data").content
     let json = try await session.get(url).asJSON().content
@@ -21,6 +23,12 @@ private func readmeQuickStart(session: Session, url: URL, token: String) async t
         .as(Item.self)
         .response()
     print(user, json, text, data, response.status, response.headers["Location"] ?? "", response.content.id)
+    do {
+        let me = try await session.get("https://api.example.com/me").as(User.self).content
+        print(me.name)
+    } catch {
+        print(error.code, error.status ?? 0, error.serverMessage ?? error.reason)
+    }
     session.get(url).asJSON().response(queue: .main) { result in
         switch result {
         case .success(let response): print(response.content)
@@ -29,9 +37,12 @@ private func readmeQuickStart(session: Session, url: URL, token: String) async t
     }
 }
 
+/// README, "A large download to disk, with progress"; the progress sequence and the cancelled
+/// task are in MakingRequests.md.
 private func readmeDownload(session: Session, url: URL, destination: URL) async throws {
     let call = session.get("https://example.com/big.iso")
         .downloadToFile(at: URL(fileURLWithPath: "/tmp/big.iso"), existingFilePolicy: .replace)
+        .onHead { head in print("HTTP", head.status) }
         .onProgress { progress in print(progress.bytesReceived, progress.fractionCompleted ?? 0) }
         .start()
     for await progress in call.progress {
@@ -43,6 +54,18 @@ private func readmeDownload(session: Session, url: URL, destination: URL) async 
     print(file)
 }
 
+/// README, "The handlers"; GettingStarted.md, "Choose what is accepted".
+private func readmeHandlerConstruction(url: URL) {
+    let parser = JSONParser(gate: .init(statusCodes: [200, 404]))
+    let small = Accumulator(maximumBodySize: 1 << 20)
+    let writer = FileWriter(destination: url, existingFilePolicy: .replace,
+                            createsIntermediateDirectories: true, resumable: true)
+    let anything = StringConverter(gate: .any)
+    print(parser, small, writer, anything)
+}
+
+/// HandlingErrors.md (the switch) and GettingStarted.md, "Feed it a response" (the driver), both
+/// moved there from the README.
 private func readmeErrors(session: Session, url: URL, chunks: [Data]) async {
     do {
         let user = try await session.get(url).as(User.self).content
@@ -75,17 +98,17 @@ private func readmeErrors(session: Session, url: URL, chunks: [Data]) async {
 
 private struct Event: Decodable, Sendable { let name: String }
 
-private func readmeJSONAndResuming(session: Session, url: URL, data: Data, decoder: JSONDecoder, destination: URL) async throws {
+/// WorkingWithJSON.md and DownloadingToAFile.md ("Resuming an interrupted download"), moved there
+/// from the README.
+private func readmeJSONAndResuming(session: Session, url: URL, decoder: JSONDecoder, destination: URL) async throws {
     let json = try await session.get(url).asJSON().content
     let document = try await session.get(url).asJSONDocument().content
     let names = document["users"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
     let first = try document.decode(User.self, atKeyPath: "users.0")
-    print(document["users.0.name"]?.stringValue ?? "", names ?? [], first, document.json)
+    print(names ?? [], first, document.json)
     let users = try await session.get(url).as([User].self, atKeyPath: "data.users", using: decoder).content
-    let local = try JSON(parsing: data)
-    let fast = try JSON.decode([User].self, from: data, atKeyPath: "data.users")
     for try await event in session.get(url).streamJSONLines(of: Event.self) { print(event.name) }
     for try await user in session.get(url).streamJSONArray(of: User.self, atKeyPath: "users") { print(user.name) }
     let file = try await session.get(url).downloadToFile(at: destination, resumable: true).content
-    print(json, users, local, fast, file, FileWriter.partialFileURL(for: destination))
+    print(json, users, file, FileWriter.partialFileURL(for: destination))
 }

@@ -11,7 +11,7 @@ extension Session {
     ///   construction.
     ///
     /// ``automatic`` (the default) picks ``curl`` on Linux when libcurl loads, and ``urlSession``
-    /// everywhere else; see the README and BENCHMARKS.md for the measurements behind it.
+    /// everywhere else; see BENCHMARKS.md for the measurements behind it.
     public enum Engine: Sendable, Hashable, CustomStringConvertible {
         /// Foundation's `URLSession`.
         case urlSession
