@@ -33,6 +33,8 @@ final class URLSessionTransfer: @unchecked Sendable {
     private enum Ending {
         case success
         case failure(HotPotatoError)
+        /// The body ended early, or may have (see ``TransferSink/bodyEndedEarly(_:onlyIfShort:)``).
+        case endedEarly(HotPotatoError, onlyIfShort: Bool)
     }
 
     /// How many chunks pass between two samples of the delegate queue's backlog.
@@ -74,9 +76,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         var ending: Ending?
         var stopped = false
         var redirects = 0
-        var expectedLength: Int64?
         var hasHead = false
-        var bytesDelivered: Int64 = 0
         var chunksSinceSample = 0
         var consumerWaiting = false
     }
@@ -120,7 +120,6 @@ final class URLSessionTransfer: @unchecked Sendable {
     func didReceive(_ response: URLResponse) {
         let head = state.withLock { state in
             let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
-            state.expectedLength = head.contentEncodings.isEmpty ? head.contentLength : nil
             state.hasHead = true
             return head
         }
@@ -133,7 +132,6 @@ final class URLSessionTransfer: @unchecked Sendable {
         // cannot hand back to direct delivery between the two.
         enum Route { case direct, spilled, failed(HotPotatoError) }
         let route: Route = state.withLock { state in
-            state.bytesDelivered += Int64(data.count)
             guard case .spilling(let spill) = state.mode else { return .direct }
             do {
                 try spill.append(data)
@@ -163,7 +161,7 @@ final class URLSessionTransfer: @unchecked Sendable {
     func didComplete(_ error: (any Error)?) {
         let ending: Ending
         if let error {
-            ending = .failure(failure(for: error))
+            ending = self.ending(for: error)
         } else {
             deliverUnreportedHead()
             ending = .success
@@ -226,10 +224,8 @@ final class URLSessionTransfer: @unchecked Sendable {
             guard let next else { return nil }
             let bodyFile = next.keepsBody ? state.bodyFile : nil
             guard let task = nextTask(self, declined.taskIdentifier, next.request, bodyFile) else {
-                var error = HotPotatoError(
-                    .invalidRequest, reason: "The session was invalidated before the redirect could be followed.")
-                error.head = head
-                return error
+                return HotPotatoError(
+                    .invalidRequest, reason: "The session was invalidated before the redirect could be followed.", head: head)
             }
             state.task = task
             state.request = next.request
@@ -343,11 +339,8 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     /// ``HotPotatoError/Code/bufferingFailed``, with the high-water mark and the temporary directory.
     private func bufferingFailure(_ what: String, _ error: any Error) -> HotPotatoError {
-        let directory = FileManager.default.temporaryDirectory.path
-        var failure = HotPotatoError(.bufferingFailed, reason: "\(what) (in \(directory)): \(error)", underlying: error)
-        failure.limit = Int64(highWaterMark)
-        failure.path = directory
-        return failure
+        .bufferingFailed(
+            what, limit: Int64(highWaterMark), directory: FileManager.default.temporaryDirectory.path, underlying: error)
     }
 
     // MARK: - Endings
@@ -356,6 +349,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         switch ending {
         case .success: sink.end()
         case .failure(let error): sink.fail(error)
+        case .endedEarly(let cause, let onlyIfShort): sink.bodyEndedEarly(cause, onlyIfShort: onlyIfShort)
         }
         releaseFromEngine()
     }
@@ -371,34 +365,23 @@ final class URLSessionTransfer: @unchecked Sendable {
         stop()
     }
 
-    private func failure(for error: any Error) -> HotPotatoError {
-        var mapped = URLErrorMapping.map(error)
-        let (expected, delivered, hasHead) = state.withLock { ($0.expectedLength, $0.bytesDelivered, $0.hasHead) }
+    private func ending(for error: any Error) -> Ending {
+        let mapped = URLErrorMapping.map(error)
+        let hasHead = state.withLock { $0.hasHead }
         // libcurl's "transfer closed with N bytes remaining" (a short Content-Length body) and
         // "transfer closed with outstanding read data remaining" (a chunked body cut before its
-        // last chunk) both reach us as URLError.unknown once the head has arrived.
-        let endedEarly = (error as? URLError)?.code == .unknown && hasHead
-        if endedEarly || (mapped.code == .transportFailed && expected.map { delivered < $0 } == true) {
-            let declared = expected.map { " of the \($0) bytes its Content-Length declared" } ?? ""
-            var truncated = HotPotatoError(
-                .truncatedBody,
-                reason: "The body ended after \(delivered) bytes\(declared): \(mapped.reason)",
-                underlying: error)
-            truncated.limit = expected
-            truncated.byteCount = delivered
-            truncated.byteOffset = delivered
-            return truncated
-        }
+        // last chunk) both reach us as URLError.unknown once the head has arrived. Another
+        // failure after the head is an early end if fewer bytes than declared arrived, which the
+        // driver, counting them, decides.
+        if (error as? URLError)?.code == .unknown && hasHead { return .endedEarly(mapped, onlyIfShort: false) }
+        if mapped.code == .transportFailed && hasHead { return .endedEarly(mapped, onlyIfShort: true) }
         if (error as? URLError)?.code == .unknown, !hasHead, Self.looksLikeTLSFailure(mapped.reason) {
             // On Linux, URLSession reports libcurl's TLS errors (a handshake failure, a bad
             // certificate) as URLError.unknown; only OpenSSL's message says what happened.
-            return HotPotatoError(.tlsFailure, reason: "The TLS handshake failed: \(mapped.reason)", underlying: error)
+            return .failure(HotPotatoError(.tlsFailure, reason: "The TLS handshake failed: \(mapped.reason)", underlying: error))
         }
-        if mapped.code == .connectionLost, let expected {
-            mapped.limit = expected
-            mapped.byteCount = delivered
-        }
-        return mapped
+        // A lost connection gets the declared length and the bytes received from the driver.
+        return .failure(mapped)
     }
 
     private static func looksLikeTLSFailure(_ message: String) -> Bool {

@@ -7,8 +7,9 @@ import Foundation
 /// ## Holding the transfer back without blocking the wrong thread
 ///
 /// At most `capacity` decoded elements wait. When they are not taken:
-/// - on a thread of HotPotato's own (libcurl's workers), the transfer **waits** until there is
-///   room: libcurl stops reading and TCP holds the rest on the server;
+/// - when the engine delivers on a thread of its own (libcurl's workers; it says so through
+///   ``allowBlockingDeliveries()``), the transfer **waits** until there is room: libcurl stops
+///   reading and TCP holds the rest on the server;
 /// - on any other thread (URLSession's delegate queue, which shares libdispatch's pool with Swift
 ///   concurrency), waiting could starve the very task that would make room, so the raw bytes are
 ///   set aside instead — in memory up to `memoryLimit`, then in an unlinked temporary file — and
@@ -44,6 +45,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     private var outcome: Result<Void, HotPotatoError>?
     private var outcomeDelivered = false
 
+    /// Whether the transfer's deliveries may wait for room (see ``allowBlockingDeliveries()``).
+    private var mayBlock = false
+
     private var consumer: CheckedContinuation<Result<Element?, HotPotatoError>, Never>?
     private var isCancelled = false
     private var stopTransfer: (@Sendable () -> Void)?
@@ -77,6 +81,14 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
 
     // MARK: - The transfer's side
 
+    /// The engine delivers the body on a thread of its own, which ``receive(_:)`` may block until
+    /// the consumer makes room. Called before the first chunk.
+    func allowBlockingDeliveries() {
+        condition.lock()
+        mayBlock = true
+        condition.unlock()
+    }
+
     func prepare(for head: ResponseHead) {
         condition.lock()
         self.head = head
@@ -84,7 +96,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     }
 
     /// Takes the next chunk of the body: parses it now if there is room, waits for room on a
-    /// dedicated thread, and otherwise sets it aside for the consumer.
+    /// thread it may block, and otherwise sets it aside for the consumer.
     func receive(_ chunk: Data) throws {
         // Declared first, so it runs last: the consumer is resumed after the lock is released.
         var resumeConsumer: (() -> Void)?
@@ -92,7 +104,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         condition.lock()
         defer { condition.unlock() }
         if isCancelled { throw Self.cancelled }
-        if DedicatedThread.isCurrent {
+        if mayBlock {
             while waiting >= capacity && !isCancelled && backlog.isEmpty && spill == nil {
                 condition.wait()
             }
@@ -271,11 +283,10 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
             if spill == nil { spill = try SpillFile() }
             try spill!.append(chunk)
         } catch {
-            var failure = HotPotatoError(
+            throw HotPotatoError(
                 .fileSystemError, reason: "Setting aside body bytes the stream's consumer has not reached failed: \(error).",
-                head: head, underlying: error)
-            failure.elementIndex = parser.elementsEmitted
-            throw failure
+                head: head, underlying: error
+            ).atElement(parser.elementsEmitted)
         }
     }
 
@@ -315,26 +326,18 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         do {
             return try JSONValueDecoder.decode(Element.self, from: value, strategies: strategies)
         } catch let error as DecodingError {
-            var failure = HotPotatoError(
-                .decodingFailed,
-                reason: "Element \(position.index) does not decode as \(Element.self): \(DecodingErrorText.describe(error)) "
-                    + "(line \(position.line), column \(position.column), byte \(position.offset)).",
-                head: head, underlying: error)
-            failure.elementIndex = position.index
-            failure.byteOffset = position.offset
-            failure.line = position.line
-            failure.column = position.column
-            failure.keyPath = keyPath
             // The element's own bytes are gone by now (memory stays bounded); its value is not.
-            failure.intermediate = .bytes(value.serializedData())
-            throw failure
+            throw HotPotatoError.conversion(
+                .decodingFailed,
+                "Element \(position.index) does not decode as \(Element.self): \(DecodingErrorText.describe(error)) "
+                    + "(line \(position.line), column \(position.column), byte \(position.offset)).",
+                intermediate: .bytes(value.serializedData()), keyPath: keyPath, head: head, underlying: error
+            ).atElement(position.index).located(byteOffset: position.offset, line: position.line, column: position.column)
         }
     }
 
     private func failure(_ error: JSONSyntaxError) -> HotPotatoError {
-        var failure = error.hotPotatoError(head: head, intermediate: nil)
-        failure.elementIndex = parser.elementsEmitted
-        failure.keyPath = keyPath
+        var failure = error.hotPotatoError(head: head, intermediate: nil).atElement(parser.elementsEmitted, keyPath: keyPath)
         if error.kind == .elementTooLarge { failure.limit = parser.maximumElementSize }
         return failure
     }
