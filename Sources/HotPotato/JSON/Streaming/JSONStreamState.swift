@@ -19,7 +19,6 @@ import Foundation
 final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private let capacity: Int
-    private let memoryLimit: Int
     private let strategies: JSONDecodingStrategies
     private let keyPath: String?
 
@@ -29,11 +28,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     private var elements: [Element] = []
     private var taken = 0
 
-    /// Raw bytes not parsed yet, oldest first: in memory, then in `spill`.
-    private var backlog: [Data] = []
-    private var backlogBytes = 0
-    private var spill: SpillFile?
-    private static var spillReadSize: Int { 64 * 1024 }
+    /// Raw bytes not parsed yet, oldest first: in memory up to `memoryLimit`, then in a
+    /// temporary file.
+    private let unparsed: SpillBuffer
 
     /// The body is complete (the handler's `finish()` ran).
     private var bodyEnded = false
@@ -57,7 +54,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         maximumElementSize: Int64, capacity: Int, memoryLimit: Int = 1024 * 1024
     ) {
         self.capacity = max(1, capacity)
-        self.memoryLimit = memoryLimit
+        unparsed = SpillBuffer(memoryLimit: memoryLimit, readSize: 64 * 1024)
         self.keyPath = keyPath
         strategies = JSONDecodingStrategies(decoder)
         let path = keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
@@ -105,12 +102,12 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         defer { condition.unlock() }
         if isCancelled { throw Self.cancelled }
         if mayBlock {
-            while waiting >= capacity && !isCancelled && backlog.isEmpty && spill == nil {
+            while waiting >= capacity && !isCancelled && unparsed.isEmpty {
                 condition.wait()
             }
             if isCancelled { throw Self.cancelled }
         }
-        if waiting < capacity && backlog.isEmpty && spill == nil {
+        if waiting < capacity && unparsed.isEmpty {
             // A failure here fails the transfer; the stream reports it after the elements before it.
             try parse(chunk)
             resumeConsumer = takeConsumerIfReady()
@@ -127,7 +124,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         condition.lock()
         defer { condition.unlock() }
         bodyEnded = true
-        guard backlog.isEmpty && spill == nil else { return }
+        guard unparsed.isEmpty else { return }
         try finishParser()
         resumeConsumer = takeConsumerIfReady()
     }
@@ -138,7 +135,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         if case .failure(let error) = result, transferFailure == nil, outcome == nil {
             transferFailure = error
         }
-        if backlog.isEmpty && spill == nil && outcome == nil {
+        if unparsed.isEmpty && outcome == nil {
             if let transferFailure {
                 outcome = .failure(transferFailure)
             } else if bodyEnded {
@@ -185,8 +182,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         stopTransfer = nil
         elements.removeAll()
         taken = 0
-        backlog.removeAll()
-        spill = nil
+        unparsed.removeAll()
         condition.broadcast()
         condition.unlock()
         waitingConsumer?.resume(returning: .failure(Self.cancelled))
@@ -227,7 +223,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     /// transfer is over. Returns whether anything changed.
     private func parseSetAside() -> Bool {
         do {
-            if let block = try nextSetAsideBlock() {
+            if let block = try unparsed.takeOldest() {
                 try parse(block)
                 return true
             }
@@ -244,9 +240,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         } catch {
             let failure = error as? HotPotatoError ?? HotPotatoError(.handlerFailed, reason: "\(error)", head: head, underlying: error)
             outcome = .failure(failure)
-            backlog.removeAll()
-            backlogBytes = 0
-            spill = nil
+            unparsed.removeAll()
             // The transfer may still be running: the stream has failed, so stop it.
             if let stop = stopTransfer {
                 stopTransfer = nil
@@ -256,32 +250,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         }
     }
 
-    private func nextSetAsideBlock() throws -> Data? {
-        if !backlog.isEmpty {
-            let block = backlog.removeFirst()
-            backlogBytes -= block.count
-            return block
-        }
-        guard let file = spill, file.pending > 0 else {
-            spill = nil
-            return nil
-        }
-        let count = Int(min(file.pending, Int64(Self.spillReadSize)))
-        let block = try file.read(at: file.readOffset, count: count)
-        file.consume(count)
-        if file.pending == 0 { spill = nil }
-        return block
-    }
-
     private func setAside(_ chunk: Data) throws {
-        if spill == nil && backlogBytes + chunk.count <= memoryLimit {
-            backlog.append(chunk)
-            backlogBytes += chunk.count
-            return
-        }
         do {
-            if spill == nil { spill = try SpillFile() }
-            try spill!.append(chunk)
+            try unparsed.append(chunk)
         } catch {
             throw HotPotatoError(
                 .fileSystemError, reason: "Setting aside body bytes the stream's consumer has not reached failed: \(error).",
