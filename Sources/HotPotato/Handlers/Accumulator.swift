@@ -88,12 +88,9 @@ open class Accumulator<Content>: SelectiveDiscarder<Content> {
             if error.head == nil { error.head = head }
             throw error
         } catch {
-            var wrapped = HotPotatoError(
-                .conversionFailed,
-                reason: "Converting the body to \(Content.self) failed: \(error)",
-                head: head, underlying: error)
-            wrapped.intermediate = .bytes(body)
-            throw wrapped
+            throw HotPotatoError.conversion(
+                .conversionFailed, "Converting the body to \(Content.self) failed: \(error)",
+                intermediate: .bytes(body), head: head, underlying: error)
         }
     }
 

@@ -172,27 +172,19 @@ extension FileWriter {
     func checkCompleteness() throws {
         if let rangeLength, bytesWritten < rangeLength {
             // A clean close before the range's end: a valid prefix, kept for the next attempt.
-            var error = fileError(
-                .truncatedBody,
+            throw HotPotatoError.truncatedBody(
                 "The body ended after \(bytesWritten) of the \(rangeLength) bytes its Content-Range announced.",
-                path: temporaryURL?.path)
-            error.limit = rangeLength
-            error.byteCount = bytesWritten
-            error.byteOffset = bytesWritten
-            throw error
+                byteCount: bytesWritten, expected: rangeLength, head: head, path: temporaryURL?.path)
         }
         guard let expectedFileSize else { return }
         let size = (try? POSIXFile.status(descriptor)).map { Int64($0.st_size) }
         guard size == expectedFileSize else {
             discardsPartial = true
-            var error = HotPotatoError(
+            throw HotPotatoError.lengthMismatch(
                 .malformedResponse,
-                reason: "The file holds \(size.map(String.init) ?? "an unknown number of") bytes, not the \(expectedFileSize) "
+                "The file holds \(size.map(String.init) ?? "an unknown number of") bytes, not the \(expectedFileSize) "
                     + "the server announced; it was discarded.",
-                head: head)
-            error.limit = expectedFileSize
-            error.byteCount = size
-            throw error
+                expected: expectedFileSize, actual: size, head: head)
         }
     }
 }

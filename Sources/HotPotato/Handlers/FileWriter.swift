@@ -225,14 +225,11 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         }
         if let rangeLength, chunk.count > rangeLength - bytesWritten {
             discardsPartial = true
-            var error = HotPotatoError(
+            throw HotPotatoError.lengthMismatch(
                 .malformedResponse,
-                reason: "The server sent more than the \(rangeLength) bytes its Content-Range announced; "
+                "The server sent more than the \(rangeLength) bytes its Content-Range announced; "
                     + "the partial state was discarded.",
-                head: head)
-            error.limit = rangeLength
-            error.byteCount = bytesWritten + Int64(chunk.count)
-            throw error
+                expected: rangeLength, actual: bytesWritten + Int64(chunk.count), head: head)
         }
         try chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             if bytes.count >= Self.directWriteThreshold {
@@ -261,11 +258,9 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         do {
             try POSIXFile.writeAll(descriptor, bytes)
         } catch {
-            var failure = fileError(
+            throw HotPotatoError.file(
                 .writeFailed, "Writing to \(temporaryURL?.path ?? destination.path) failed: \(error)",
-                path: temporaryURL?.path ?? destination.path, underlying: error)
-            failure.byteOffset = bytesOnDisk
-            throw failure
+                path: temporaryURL?.path ?? destination.path, byteOffset: bytesOnDisk, head: head, underlying: error)
         }
         bytesOnDisk += Int64(bytes.count)
     }
@@ -323,8 +318,6 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     func fileError(
         _ code: HotPotatoError.Code, _ reason: String, path: String?, underlying: (any Error)? = nil
     ) -> HotPotatoError {
-        var error = HotPotatoError(code, reason: reason, head: head, underlying: underlying)
-        error.path = path
-        return error
+        .file(code, reason, path: path, head: head, underlying: underlying)
     }
 }

@@ -139,7 +139,7 @@ open class JSONParser<Content>: Accumulator<Content> {
             // A `Decodable` type is decoded from the body's bytes through a tape, which needs no
             // value made of the document and addresses bodies below 4 GiB: the body is known to be
             // that small when the limit says so, or when an unencoded body declares its length.
-            let declared = head.contentEncodings.isEmpty ? head.contentLength : nil
+            let declared = head.declaredBodyLength
             let small = maximumBodySize <= Int64(UInt32.max) || declared.map { $0 <= Int64(UInt32.max) } == true
             let tape = (decoding != nil || makesDocument) && small
             recordsTape = tape
@@ -212,13 +212,11 @@ open class JSONParser<Content>: Accumulator<Content> {
         do {
             return try decode()
         } catch let error as DecodingError {
-            var failure = HotPotatoError(
+            throw HotPotatoError.conversion(
                 .decodingFailed,
-                reason: "Decoding \(Content.self) from the JSON"
+                "Decoding \(Content.self) from the JSON"
                     + (keyPath.map { " at \"\($0)\"" } ?? "") + " failed: \(DecodingErrorText.describe(error))",
-                head: head, underlying: error)
-            failure.keyPath = keyPath
-            throw failure
+                intermediate: nil, keyPath: keyPath, head: head, underlying: error)
         } catch var error as HotPotatoError {
             error.head = error.head ?? head
             if error.code == .keyPathNotFound {

@@ -122,8 +122,8 @@ open class SelectiveDiscarder<Content>: ContentHandler, ChunkBorrowing {
         guard let head, !head.hasNoBody, let declared = head.contentLength else { return }
         let (total, overflow) = declared.addingReportingOverflow(bodyOffset)
         guard overflow || total > maximumBodySize else { return }
-        throw Self.tooLarge(
-            reason: "The declared Content-Length of \(declared) bytes"
+        throw HotPotatoError.bodyTooLarge(
+            "The declared Content-Length of \(declared) bytes"
                 + (bodyOffset > 0 ? " after the \(bodyOffset) bytes already held" : "")
                 + " exceeds the limit of \(maximumBodySize) bytes.",
             limit: maximumBodySize, byteCount: overflow ? .max : total, byteOffset: nil, head: head)
@@ -136,21 +136,9 @@ open class SelectiveDiscarder<Content>: ContentHandler, ChunkBorrowing {
         bodyBytesReceived += Int64(chunk.count)
         let (total, overflow) = bodyBytesReceived.addingReportingOverflow(bodyOffset)
         guard overflow || total > maximumBodySize else { return }
-        throw Self.tooLarge(
-            reason: "The body exceeds the limit of \(maximumBodySize) bytes.",
+        throw HotPotatoError.bodyTooLarge(
+            "The body exceeds the limit of \(maximumBodySize) bytes.",
             limit: maximumBodySize, byteCount: overflow ? .max : total, byteOffset: before, head: head)
-    }
-}
-
-extension SelectiveDiscarder {
-    fileprivate static func tooLarge(
-        reason: String, limit: Int64, byteCount: Int64, byteOffset: Int64?, head: ResponseHead?
-    ) -> HotPotatoError {
-        var error = HotPotatoError(.bodyTooLarge, reason: reason, head: head)
-        error.limit = limit
-        error.byteCount = byteCount
-        error.byteOffset = byteOffset
-        return error
     }
 }
 

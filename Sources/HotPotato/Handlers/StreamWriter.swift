@@ -120,11 +120,8 @@ open class StreamWriter: SelectiveDiscarder<Int64> {
     }
 
     private func writeFailure(reason: String, underlying: (any Error)?) -> HotPotatoError {
-        var error = HotPotatoError(
-            .writeFailed,
-            reason: reason + (underlying.map { ": \($0)" } ?? "") + ".",
-            head: head, underlying: underlying)
-        error.byteOffset = bytesWritten
-        return error
+        .writeFailed(
+            reason + (underlying.map { ": \($0)" } ?? "") + ".", byteOffset: bytesWritten, head: head,
+            underlying: underlying)
     }
 }

@@ -178,7 +178,10 @@ public final class ResponseDriver<Handler: ContentHandler> {
     /// The handler is cleaned up. If a rejected response's body was being kept, the rejection
     /// (with the part of the body kept so far) is the outcome, unless `error` is a cancellation.
     /// Errors that are not ``HotPotatoError`` become ``HotPotatoError/Code/transportFailed``;
-    /// `CancellationError` becomes ``HotPotatoError/Code/cancelled``.
+    /// `CancellationError` becomes ``HotPotatoError/Code/cancelled``. A
+    /// ``HotPotatoError/Code/connectionLost`` after the head gets the declared length
+    /// (``ResponseHead/declaredBodyLength``) as its ``HotPotatoError/limit`` and ``bytesReceived``
+    /// as its ``HotPotatoError/byteCount``.
     @discardableResult
     public func fail(_ error: any Error) -> Result<Handler.Content, HotPotatoError> {
         if let result { return result }
@@ -197,24 +200,62 @@ public final class ResponseDriver<Handler: ContentHandler> {
             if failure.byteOffset == nil, failure.code != .cancelled, head != nil {
                 failure.byteOffset = bytesReceived
             }
+            if failure.code == .connectionLost, failure.limit == nil, let declared = head?.declaredBodyLength {
+                // A connection lost mid-body: how much of the declared length arrived.
+                failure.limit = declared
+                failure.byteCount = bytesReceived
+            }
             fail(with: failure)
         }
         return result!
     }
 
+    /// Reports that the transfer stopped before the body's end, and returns the outcome: the
+    /// transports say only that the body ended early and why (`cause`); the driver decides what
+    /// that means.
+    ///
+    /// While streaming (or before the head), the outcome is ``HotPotatoError/Code/truncatedBody``,
+    /// with the declared length (``ResponseHead/declaredBodyLength``) as its
+    /// ``HotPotatoError/limit`` and ``bytesReceived`` as its ``HotPotatoError/byteCount`` and
+    /// ``HotPotatoError/byteOffset``. With `onlyIfShort`, the transport could not tell an early
+    /// end from another failure: it is one only when fewer bytes than declared arrived, and
+    /// otherwise `cause` is the outcome, as with ``fail(_:)``. A rejected response's body is
+    /// kept as with ``fail(_:)``.
+    @discardableResult
+    func bodyEndedEarly(_ cause: HotPotatoError, onlyIfShort: Bool = false) -> Result<Handler.Content, HotPotatoError> {
+        if let result { return result }
+        switch state {
+        case .awaitingHead, .streaming:
+            let declared = head?.declaredBodyLength
+            if onlyIfShort, declared.map({ bytesReceived < $0 }) != true { return fail(cause) }
+            fail(with: truncatedBody(declared: declared, cause: cause))
+            return result!
+        case .collectingErrorBody, .done:
+            return fail(cause)
+        }
+    }
+
     // MARK: - Private
 
+    /// A clean end before the declared length: ``HotPotatoError/Code/truncatedBody``.
     private func truncation() -> HotPotatoError? {
-        guard let head, !head.hasNoBody, head.contentEncodings.isEmpty,
-              let declared = head.contentLength, bytesReceived < declared
-        else { return nil }
-        var error = attachHead(to: HotPotatoError(
-            .truncatedBody,
-            reason: "The body ended after \(bytesReceived) of the \(declared) bytes its Content-Length declared."))
-        error.limit = declared
-        error.byteCount = bytesReceived
-        error.byteOffset = bytesReceived
-        return error
+        guard let declared = head?.declaredBodyLength, bytesReceived < declared else { return nil }
+        return truncatedBody(declared: declared, cause: nil)
+    }
+
+    /// The one ``HotPotatoError/Code/truncatedBody`` the driver reports, for a body that ended
+    /// after ``bytesReceived`` bytes, before the `declared` length if there is one; `cause` is the
+    /// transport's account of an early end (its reason is quoted, its underlying error kept).
+    private func truncatedBody(declared: Int64?, cause: HotPotatoError?) -> HotPotatoError {
+        let reason: String
+        if let cause {
+            let of = declared.map { " of the \($0) bytes its Content-Length declared" } ?? ""
+            reason = "The body ended after \(bytesReceived) bytes\(of): \(cause.reason)"
+        } else {
+            reason = "The body ended after \(bytesReceived) of the \(declared ?? 0) bytes its Content-Length declared."
+        }
+        return .truncatedBody(
+            reason, byteCount: bytesReceived, expected: declared, head: head, underlying: cause?.underlying)
     }
 
     private func completeRejection(truncated: Bool) {

@@ -72,6 +72,18 @@ public struct ResponseHead: Sendable, Hashable {
             || status == 204 || status == 205 || status == 304
     }
 
+    /// How many body bytes the response declares, as the transports count them: `0` for a
+    /// response that has no body by definition (see ``hasNoBody``), the ``contentLength`` when
+    /// the body is not content-coded, and `nil` otherwise (no valid `Content-Length`, or a
+    /// `Content-Encoding`, whose decoded body is not the length the header gives).
+    ///
+    /// ``ResponseDriver`` checks a body against it (a shorter one is
+    /// ``HotPotatoError/Code/truncatedBody``), and progress reports it as the expected length.
+    public var declaredBodyLength: Int64? {
+        if hasNoBody { return 0 }
+        return contentEncodings.isEmpty ? contentLength : nil
+    }
+
     /// Whether the body is known to be empty: ``hasNoBody``, or `Content-Length: 0`.
     public var hasEmptyBody: Bool {
         hasNoBody || contentLength == 0

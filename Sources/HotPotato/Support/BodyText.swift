@@ -11,13 +11,9 @@ enum BodyText {
         if let override { return override }
         if let label = head?.contentType?.parameter("charset") {
             guard let named = TextEncodings.encoding(forCharset: label) else {
-                var error = HotPotatoError(
-                    .unsupportedCharset,
-                    reason: "The charset \"\(label)\" of the Content-Type is not one HotPotato can decode.",
-                    head: head)
-                error.encoding = label
-                error.intermediate = .bytes(body)
-                throw error
+                throw HotPotatoError.text(
+                    .unsupportedCharset, "The charset \"\(label)\" of the Content-Type is not one HotPotato can decode.",
+                    encoding: label, body: body, head: head)
             }
             return named
         }
@@ -33,15 +29,11 @@ enum BodyText {
         do {
             return try TextEncodings.decode(body, as: encoding)
         } catch {
-            var failure = HotPotatoError(
+            throw HotPotatoError.text(
                 .undecodableText,
-                reason: "The body is not valid \(error.encodingName)"
+                "The body is not valid \(error.encodingName)"
                     + (error.byteOffset.map { " (first invalid byte at offset \($0))" } ?? "") + ".",
-                head: head)
-            failure.encoding = error.encodingName
-            failure.byteOffset = error.byteOffset.map(Int64.init)
-            failure.intermediate = .bytes(body)
-            throw failure
+                encoding: error.encodingName, byteOffset: error.byteOffset.map(Int64.init), body: body, head: head)
         }
     }
 }

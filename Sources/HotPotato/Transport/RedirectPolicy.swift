@@ -67,19 +67,14 @@ struct RedirectPolicy: Sendable {
               let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces)
         else { return nil }
         guard redirectsFollowed < maximumRedirects else {
-            var error = HotPotatoError(
-                .tooManyRedirects, reason: "The request was redirected more than \(maximumRedirects) times.")
-            error.limit = Int64(maximumRedirects)
-            error.head = response
-            throw error
+            throw HotPotatoError.tooManyRedirects(limit: maximumRedirects, head: response)
         }
         guard let current = request.url, let target = Self.resolve(location, against: current) else {
-            var error = HotPotatoError(
+            throw HotPotatoError(
                 .invalidRequest,
                 reason: "The server redirected (\(response.status)) to \"\(location)\", which is not an http or https URL; "
-                    + "the redirect was not followed.")
-            error.head = response
-            throw error
+                    + "the redirect was not followed.",
+                head: response)
         }
 
         var next = request

@@ -57,6 +57,7 @@ extension Request {
                 return call
             }
             let bodyFile = try spec.bodyFile()
+            if session.transport.deliveriesMayBlock { transfer.allowBlockingDeliveries() }
             let stop = session.transport.start(urlRequest, bodyFile: bodyFile, sink: transfer)
             transfer.setStopEngine(stop)
         } catch {

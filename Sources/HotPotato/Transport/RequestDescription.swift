@@ -73,9 +73,7 @@ struct RequestDescription: Sendable {
     func bodyFile() throws(HotPotatoError) -> URL? {
         guard case .file(let url) = body else { return nil }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
-            var error = HotPotatoError(.invalidRequest, reason: "The body file \(url.path) cannot be read.")
-            error.path = url.path
-            throw error
+            throw HotPotatoError.unreadableBodyFile(url)
         }
         return url
     }

@@ -74,6 +74,15 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         try driver.adapt(&request)
     }
 
+    /// Tells the handler, if it asks (``BlockingDeliveries``), that the engine delivers on a
+    /// thread it may block to hold the transfer back (see
+    /// ``TransportEngine/deliveriesMayBlock``). Called once, before the engine starts.
+    func allowBlockingDeliveries() {
+        handlerLock.lock()
+        (driver.handler as? any BlockingDeliveries)?.allowBlockingDeliveries()
+        handlerLock.unlock()
+    }
+
     /// Sets how to stop the engine's transfer early (a rejection, a handler failure, a cancel).
     /// If the outcome is already settled, `stop` runs at once.
     func setStopEngine(_ stop: @escaping @Sendable () -> Void) {
@@ -93,8 +102,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         if let onHead, !isFinished { onHead(head) }
         let more = withHandler { driver, aftermath in
             headTime = elapsed
-            // A compressed body's declared length is not the length that arrives.
-            expectedBytes = head.hasNoBody ? 0 : head.contentEncodings.isEmpty ? head.contentLength : nil
+            expectedBytes = head.declaredBodyLength
             let more = driver.receive(head: head)
             if more { aftermath.report = (currentProgress(driver), true) }
             return more
@@ -139,6 +147,10 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     func fail(_ error: HotPotatoError) {
         withHandler { driver, _ in _ = driver.fail(error) }
+    }
+
+    func bodyEndedEarly(_ cause: HotPotatoError, onlyIfShort: Bool) {
+        withHandler { driver, _ in _ = driver.bodyEndedEarly(cause, onlyIfShort: onlyIfShort) }
     }
 
     /// Cancels the call: settles it with ``HotPotatoError/Code/cancelled`` once the handler call

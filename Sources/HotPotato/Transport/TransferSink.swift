@@ -15,6 +15,10 @@ protocol TransferSink: AnyObject, Sendable {
     func end()
     /// The transfer failed.
     func fail(_ error: HotPotatoError)
+    /// The body ended before its end (`cause` is the engine's account of it); with
+    /// `onlyIfShort`, the engine cannot tell, and it did only if fewer bytes than declared
+    /// arrived. The driver decides the outcome (see ``ResponseDriver/bodyEndedEarly(_:onlyIfShort:)``).
+    func bodyEndedEarly(_ cause: HotPotatoError, onlyIfShort: Bool)
     /// Cancels the transfer: the outcome becomes ``HotPotatoError/Code/cancelled`` unless it is
     /// already settled.
     func cancel()

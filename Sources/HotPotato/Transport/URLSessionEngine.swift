@@ -83,6 +83,9 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         return { transfer.stop() }
     }
 
+    /// The delegate queue is libdispatch's, shared with Swift concurrency: never blocked.
+    var deliveriesMayBlock: Bool { false }
+
     func invalidate(cancellingTransfers: Bool) {
         let (first, transfers, invalidateNow) = registry.withLock { registry -> (Bool, [URLSessionTransfer], Bool) in
             guard !registry.closed else { return (false, [], false) }

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// Chunks are handed to the handler right on the delegate queue — no extra thread hop — as long
 /// as the handler keeps up. Every few chunks the backlog of the delegate queue is sampled; when it
 /// holds more than the high-water mark, the task switches to *spilling*: the delegate queue only
-/// appends chunks to an anonymous ``SpillFile`` (fast, so URLSession's backlog drains), and a
+/// appends chunks to a ``SpillBuffer`` that keeps none in memory (fast, so URLSession's backlog drains), and a
 /// consumer queue feeds the handler from the file. When the consumer has caught up, chunks go
 /// straight to the handler again. Memory therefore stays near the high-water mark however slow the
 /// handler is; the disk absorbs the rest.
@@ -25,37 +25,39 @@ import FoundationNetworking
 /// out as a new task of the same session (the same connection pool); the declined task's last
 /// events are ignored. See ``handleRedirect(_:completionHandler:)``.
 final class URLSessionTransfer: @unchecked Sendable {
-    private enum Mode {
+    enum Mode {
         case direct
-        case spilling(SpillFile)
+        case spilling(SpillBuffer)
     }
 
-    private enum Ending {
+    enum Ending {
         case success
         case failure(HotPotatoError)
+        /// The body ended early, or may have (see ``TransferSink/bodyEndedEarly(_:onlyIfShort:)``).
+        case endedEarly(HotPotatoError, onlyIfShort: Bool)
     }
 
     /// How many chunks pass between two samples of the delegate queue's backlog.
-    private static let sampleInterval = 8
+    static let sampleInterval = 8
     /// The size of the blocks the consumer reads back from the spill file.
-    private static let spillReadSize = 256 * 1024
+    static let spillReadSize = 256 * 1024
 
-    private let sink: any TransferSink
-    private let redirectPolicy: RedirectPolicy
-    private let highWaterMark: Int
-    private let backlog: @Sendable () -> Int
-    private let nextTask: NextTask
+    let sink: any TransferSink
+    let redirectPolicy: RedirectPolicy
+    let highWaterMark: Int
+    let backlog: @Sendable () -> Int
+    let nextTask: NextTask
     private let release: @Sendable (Int) -> Void
-    private let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
+    let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
     /// Signalled by the delegate queue when it spills a chunk while the consumer waits for one.
-    private let spilled = DispatchSemaphore(value: 0)
+    let spilled = DispatchSemaphore(value: 0)
     /// The handler's recent cost, in nanoseconds per byte (an exponential moving average). Touched
     /// only on the delegate queue, in direct mode.
-    private var handlerNanosPerByte = 0.0
+    var handlerNanosPerByte = 0.0
     /// Spilling helps only when the handler, not URLSession's single delivery thread, is what
     /// falls behind: a handler slower than this (about 800 MiB/s) may be spilled for. A faster one
     /// with a backlog (many parallel transfers on one session) would only be slowed by the disk.
-    private static let slowHandlerNanosPerByte = 20_000.0 / 16_384
+    static let slowHandlerNanosPerByte = 20_000.0 / 16_384
 
     /// Makes the task that sends a redirect's request (with the body file to upload, if any) in
     /// place of the task with the given identifier; `nil` when the session can make no more.
@@ -63,7 +65,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         _ transfer: URLSessionTransfer, _ replacing: Int, _ request: URLRequest, _ bodyFile: URL?
     ) -> URLSessionTask?
 
-    private struct State {
+    struct State {
         /// The task sending ``request``; `nil` until ``start(_:)``.
         var task: URLSessionTask?
         /// The request being sent: the caller's, then each redirect's.
@@ -74,14 +76,12 @@ final class URLSessionTransfer: @unchecked Sendable {
         var ending: Ending?
         var stopped = false
         var redirects = 0
-        var expectedLength: Int64?
         var hasHead = false
-        var bytesDelivered: Int64 = 0
         var chunksSinceSample = 0
         var consumerWaiting = false
     }
 
-    private let state: Locked<State>
+    let state: Locked<State>
 
     /// - Parameters:
     ///   - nextTask: Makes the task of each redirect that is followed.
@@ -120,7 +120,6 @@ final class URLSessionTransfer: @unchecked Sendable {
     func didReceive(_ response: URLResponse) {
         let head = state.withLock { state in
             let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
-            state.expectedLength = head.contentEncodings.isEmpty ? head.contentLength : nil
             state.hasHead = true
             return head
         }
@@ -133,7 +132,6 @@ final class URLSessionTransfer: @unchecked Sendable {
         // cannot hand back to direct delivery between the two.
         enum Route { case direct, spilled, failed(HotPotatoError) }
         let route: Route = state.withLock { state in
-            state.bytesDelivered += Int64(data.count)
             guard case .spilling(let spill) = state.mode else { return .direct }
             do {
                 try spill.append(data)
@@ -163,7 +161,7 @@ final class URLSessionTransfer: @unchecked Sendable {
     func didComplete(_ error: (any Error)?) {
         let ending: Ending
         if let error {
-            ending = .failure(failure(for: error))
+            ending = self.ending(for: error)
         } else {
             deliverUnreportedHead()
             ending = .success
@@ -174,73 +172,6 @@ final class URLSessionTransfer: @unchecked Sendable {
             return true
         }
         if !spilling { deliver(ending) }
-    }
-
-    /// Hands over the head of a response URLSession completed without reporting it.
-    ///
-    /// FoundationNetworking reports neither the head nor the body of a `301`–`303` or `305`–`308`
-    /// it does not offer to follow — one without a `Location` (or with one it cannot parse) — and
-    /// completes the task as if it had. Its head is still known (`task.response`): it goes to the
-    /// handler as the final response, as on the curl engine, but with an empty body, since that
-    /// body was never delivered; so its `Content-Length` is dropped, lest the empty body read as
-    /// a truncated one.
-    private func deliverUnreportedHead() {
-        let unreported = state.withLock { state in state.hasHead ? nil : state.task?.response as? HTTPURLResponse }
-        guard let response = unreported, (300..<400).contains(response.statusCode) else { return }
-        var head = state.withLock { state in Self.head(of: response, method: state.request.httpMethod ?? "GET") }
-        head.headers.remove(name: "Content-Length")
-        state.withLock { $0.hasHead = true }
-        if !sink.receive(head: head) { stop() }
-    }
-
-    /// Answers URLSession's offer to follow a redirect: always declines it, then follows the
-    /// redirect itself when ``RedirectPolicy`` does.
-    ///
-    /// - A redirect the policy follows goes out as a new task of the same session, made by
-    ///   `nextTask`, which files it under this transfer in place of the declined one; the declined
-    ///   task then delivers the redirect's head and body to nobody and completes on its own.
-    /// - Any other `3xx` (`305`, `306`, or any redirect with a limit of 0) is delivered: declined,
-    ///   URLSession hands the response and its body over as the final one.
-    /// - Past the limit, or for a `Location` that is not `http` or `https`, the call fails
-    ///   (``HotPotatoError/Code/tooManyRedirects``, ``HotPotatoError/Code/invalidRequest``).
-    ///
-    /// FoundationNetworking asks only for `301`–`303` and `305`–`308` with a `Location` it can
-    /// parse; a `300` never reaches here and is delivered as it is.
-    ///
-    /// On Linux, answering after the task was cancelled is a fatal error in FoundationNetworking,
-    /// and so is a cancel processed before an answer already given. So the answer is given under
-    /// the same lock ``stop()`` takes, and only if the task has not been stopped; a cancel issued
-    /// afterwards reaches URLSession's work queue after the answer. The next task is made and
-    /// resumed under that lock too, so that `stop()` always cancels the task that is running.
-    func handleRedirect(_ response: HTTPURLResponse, completionHandler: (URLRequest?) -> Void) {
-        let failure = state.withLock { state -> HotPotatoError? in
-            guard !state.stopped, let declined = state.task else { return nil }
-            completionHandler(nil)
-            let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
-            let next: (request: URLRequest, keepsBody: Bool)?
-            do throws(HotPotatoError) {
-                next = try redirectPolicy.nextRequest(after: state.request, response: head, redirectsFollowed: state.redirects)
-            } catch {
-                return error
-            }
-            guard let next else { return nil }
-            let bodyFile = next.keepsBody ? state.bodyFile : nil
-            guard let task = nextTask(self, declined.taskIdentifier, next.request, bodyFile) else {
-                var error = HotPotatoError(
-                    .invalidRequest, reason: "The session was invalidated before the redirect could be followed.")
-                error.head = head
-                return error
-            }
-            state.task = task
-            state.request = next.request
-            state.bodyFile = bodyFile
-            state.redirects += 1
-            task.resume()
-            return nil
-        }
-        guard let failure else { return }
-        sink.fail(failure)
-        stop()
     }
 
     // MARK: - Any thread
@@ -257,111 +188,19 @@ final class URLSessionTransfer: @unchecked Sendable {
         DispatchQueue.global(qos: .utility).async { task.cancel() }
     }
 
-    // MARK: - Spilling
-
-    /// The bytes waiting on the delegate queue, estimated from its operation count and
-    /// URLSession's chunk size (16 KiB on Linux).
-    private func backlogBytes() -> Int {
-        backlog() * 16 * 1024
-    }
-
-    private func sampleBacklog() {
-        let due = state.withLock { state -> Bool in
-            state.chunksSinceSample += 1
-            guard state.chunksSinceSample >= Self.sampleInterval else { return false }
-            state.chunksSinceSample = 0
-            return true
-        }
-        guard due, handlerNanosPerByte > Self.slowHandlerNanosPerByte else { return }
-        let backlog = backlogBytes()
-        guard backlog > highWaterMark else { return }
-        let file: SpillFile
-        do {
-            file = try SpillFile()
-        } catch {
-            // No spill file (an unwritable or full temporary directory): growing past the bound
-            // is not an option, so the call fails.
-            sink.fail(bufferingFailure(
-                "A slow handler fell \(backlog) bytes behind, past the \(highWaterMark)-byte high-water mark, and the "
-                    + "rest could not be spilled to a temporary file", error))
-            stop()
-            return
-        }
-        state.withLock { state in state.mode = .spilling(file) }
-        consumerQueue.async { self.drainSpill(file) }
-    }
-
-    /// Runs on the consumer queue: feeds the handler from the spill file until it has caught up,
-    /// then hands chunks back to the delegate queue.
-    private func drainSpill(_ spill: SpillFile) {
-        while !sink.isFinished {
-            enum Next { case read(Int64, Int), end(Ending), drained }
-            let next: Next = state.withLock { state in
-                if spill.pending > 0 {
-                    return .read(spill.readOffset, Int(min(spill.pending, Int64(Self.spillReadSize))))
-                }
-                if let ending = state.ending { return .end(ending) }
-                return .drained
-            }
-            switch next {
-            case .read(let offset, let count):
-                do {
-                    let block = try spill.read(at: offset, count: count)
-                    state.withLock { _ in spill.consume(count) }
-                    if !sink.receive(block) { stop() }
-                } catch {
-                    sink.fail(HotPotatoError(
-                        .fileSystemError, reason: "Reading back buffered body bytes failed: \(error)", underlying: error))
-                    stop()
-                }
-            case .end(let ending):
-                deliver(ending)
-                return
-            case .drained:
-                // Hand back to direct delivery only once URLSession's own backlog is small too;
-                // otherwise wait for the delegate queue to spill more. The backlog is counted
-                // outside the lock: counting is linear in its length.
-                let small = backlogBytes() <= highWaterMark / 4
-                let resumed = state.withLock { state -> Bool in
-                    guard spill.pending == 0, state.ending == nil else { return false }
-                    if small { state.mode = .direct } else { state.consumerWaiting = true }
-                    return small
-                }
-                if resumed { return }
-                _ = spilled.wait(timeout: .now() + .milliseconds(5))
-                state.withLock { $0.consumerWaiting = false }
-            }
-        }
-        // The call is settled (failed or cancelled) while spilling: stop spilling, and if the
-        // task has already ended, nothing else will release this transfer.
-        let ended = state.withLock { state -> Bool in
-            state.mode = .direct
-            return state.ending != nil
-        }
-        if ended { releaseFromEngine() }
-    }
-
-    /// ``HotPotatoError/Code/bufferingFailed``, with the high-water mark and the temporary directory.
-    private func bufferingFailure(_ what: String, _ error: any Error) -> HotPotatoError {
-        let directory = FileManager.default.temporaryDirectory.path
-        var failure = HotPotatoError(.bufferingFailed, reason: "\(what) (in \(directory)): \(error)", underlying: error)
-        failure.limit = Int64(highWaterMark)
-        failure.path = directory
-        return failure
-    }
-
     // MARK: - Endings
 
-    private func deliver(_ ending: Ending) {
+    func deliver(_ ending: Ending) {
         switch ending {
         case .success: sink.end()
         case .failure(let error): sink.fail(error)
+        case .endedEarly(let cause, let onlyIfShort): sink.bodyEndedEarly(cause, onlyIfShort: onlyIfShort)
         }
         releaseFromEngine()
     }
 
     /// Lets the engine forget this transfer, filed under its current task.
-    private func releaseFromEngine() {
+    func releaseFromEngine() {
         if let identifier = state.withLock({ $0.task?.taskIdentifier }) { release(identifier) }
     }
 
@@ -369,57 +208,5 @@ final class URLSessionTransfer: @unchecked Sendable {
     func cancel() {
         sink.cancel()
         stop()
-    }
-
-    private func failure(for error: any Error) -> HotPotatoError {
-        var mapped = URLErrorMapping.map(error)
-        let (expected, delivered, hasHead) = state.withLock { ($0.expectedLength, $0.bytesDelivered, $0.hasHead) }
-        // libcurl's "transfer closed with N bytes remaining" (a short Content-Length body) and
-        // "transfer closed with outstanding read data remaining" (a chunked body cut before its
-        // last chunk) both reach us as URLError.unknown once the head has arrived.
-        let endedEarly = (error as? URLError)?.code == .unknown && hasHead
-        if endedEarly || (mapped.code == .transportFailed && expected.map { delivered < $0 } == true) {
-            let declared = expected.map { " of the \($0) bytes its Content-Length declared" } ?? ""
-            var truncated = HotPotatoError(
-                .truncatedBody,
-                reason: "The body ended after \(delivered) bytes\(declared): \(mapped.reason)",
-                underlying: error)
-            truncated.limit = expected
-            truncated.byteCount = delivered
-            truncated.byteOffset = delivered
-            return truncated
-        }
-        if (error as? URLError)?.code == .unknown, !hasHead, Self.looksLikeTLSFailure(mapped.reason) {
-            // On Linux, URLSession reports libcurl's TLS errors (a handshake failure, a bad
-            // certificate) as URLError.unknown; only OpenSSL's message says what happened.
-            return HotPotatoError(.tlsFailure, reason: "The TLS handshake failed: \(mapped.reason)", underlying: error)
-        }
-        if mapped.code == .connectionLost, let expected {
-            mapped.limit = expected
-            mapped.byteCount = delivered
-        }
-        return mapped
-    }
-
-    private static func looksLikeTLSFailure(_ message: String) -> Bool {
-        ["SSL", "TLS", "certificate", "OpenSSL", "handshake"].contains { message.localizedCaseInsensitiveContains($0) }
-    }
-
-    static func head(of response: URLResponse, method: String) -> ResponseHead {
-        if let http = response as? HTTPURLResponse {
-            return ResponseHead(
-                status: http.statusCode, headers: HTTPHeaders(http.allHeaderFields), url: http.url,
-                requestMethod: method)
-        }
-        // A `data:` URL: no status line, so the type and length come from the response itself.
-        var headers = HTTPHeaders()
-        if let mimeType = response.mimeType {
-            let charset = response.textEncodingName.map { "; charset=\($0)" } ?? ""
-            headers.add(name: "Content-Type", value: mimeType + charset)
-        }
-        if response.expectedContentLength >= 0 {
-            headers.add(name: "Content-Length", value: String(response.expectedContentLength))
-        }
-        return ResponseHead(status: 200, headers: headers, url: response.url, requestMethod: method)
     }
 }

@@ -15,4 +15,6 @@ struct UnavailableEngine: TransportEngine {
     }
 
     func invalidate(cancellingTransfers: Bool) {}
+
+    var deliveriesMayBlock: Bool { false }
 }

@@ -27,3 +27,10 @@ final class JSONElementStreamer<Element: Decodable & Sendable>: SelectiveDiscard
         try state.bodyDidEnd()
     }
 }
+
+extension JSONElementStreamer: BlockingDeliveries {
+    /// The stream may then wait for its consumer instead of setting bytes aside.
+    func allowBlockingDeliveries() {
+        state.allowBlockingDeliveries()
+    }
+}

@@ -7,8 +7,9 @@ import Foundation
 /// ## Holding the transfer back without blocking the wrong thread
 ///
 /// At most `capacity` decoded elements wait. When they are not taken:
-/// - on a thread of HotPotato's own (libcurl's workers), the transfer **waits** until there is
-///   room: libcurl stops reading and TCP holds the rest on the server;
+/// - when the engine delivers on a thread of its own (libcurl's workers; it says so through
+///   ``allowBlockingDeliveries()``), the transfer **waits** until there is room: libcurl stops
+///   reading and TCP holds the rest on the server;
 /// - on any other thread (URLSession's delegate queue, which shares libdispatch's pool with Swift
 ///   concurrency), waiting could starve the very task that would make room, so the raw bytes are
 ///   set aside instead — in memory up to `memoryLimit`, then in an unlinked temporary file — and
@@ -18,7 +19,6 @@ import Foundation
 final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private let capacity: Int
-    private let memoryLimit: Int
     private let strategies: JSONDecodingStrategies
     private let keyPath: String?
 
@@ -28,11 +28,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     private var elements: [Element] = []
     private var taken = 0
 
-    /// Raw bytes not parsed yet, oldest first: in memory, then in `spill`.
-    private var backlog: [Data] = []
-    private var backlogBytes = 0
-    private var spill: SpillFile?
-    private static var spillReadSize: Int { 64 * 1024 }
+    /// Raw bytes not parsed yet, oldest first: in memory up to `memoryLimit`, then in a
+    /// temporary file.
+    private let unparsed: SpillBuffer
 
     /// The body is complete (the handler's `finish()` ran).
     private var bodyEnded = false
@@ -44,6 +42,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     private var outcome: Result<Void, HotPotatoError>?
     private var outcomeDelivered = false
 
+    /// Whether the transfer's deliveries may wait for room (see ``allowBlockingDeliveries()``).
+    private var mayBlock = false
+
     private var consumer: CheckedContinuation<Result<Element?, HotPotatoError>, Never>?
     private var isCancelled = false
     private var stopTransfer: (@Sendable () -> Void)?
@@ -53,7 +54,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         maximumElementSize: Int64, capacity: Int, memoryLimit: Int = 1024 * 1024
     ) {
         self.capacity = max(1, capacity)
-        self.memoryLimit = memoryLimit
+        unparsed = SpillBuffer(memoryLimit: memoryLimit, readSize: 64 * 1024)
         self.keyPath = keyPath
         strategies = JSONDecodingStrategies(decoder)
         let path = keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
@@ -77,6 +78,14 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
 
     // MARK: - The transfer's side
 
+    /// The engine delivers the body on a thread of its own, which ``receive(_:)`` may block until
+    /// the consumer makes room. Called before the first chunk.
+    func allowBlockingDeliveries() {
+        condition.lock()
+        mayBlock = true
+        condition.unlock()
+    }
+
     func prepare(for head: ResponseHead) {
         condition.lock()
         self.head = head
@@ -84,7 +93,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     }
 
     /// Takes the next chunk of the body: parses it now if there is room, waits for room on a
-    /// dedicated thread, and otherwise sets it aside for the consumer.
+    /// thread it may block, and otherwise sets it aside for the consumer.
     func receive(_ chunk: Data) throws {
         // Declared first, so it runs last: the consumer is resumed after the lock is released.
         var resumeConsumer: (() -> Void)?
@@ -92,13 +101,13 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         condition.lock()
         defer { condition.unlock() }
         if isCancelled { throw Self.cancelled }
-        if DedicatedThread.isCurrent {
-            while waiting >= capacity && !isCancelled && backlog.isEmpty && spill == nil {
+        if mayBlock {
+            while waiting >= capacity && !isCancelled && unparsed.isEmpty {
                 condition.wait()
             }
             if isCancelled { throw Self.cancelled }
         }
-        if waiting < capacity && backlog.isEmpty && spill == nil {
+        if waiting < capacity && unparsed.isEmpty {
             // A failure here fails the transfer; the stream reports it after the elements before it.
             try parse(chunk)
             resumeConsumer = takeConsumerIfReady()
@@ -115,7 +124,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         condition.lock()
         defer { condition.unlock() }
         bodyEnded = true
-        guard backlog.isEmpty && spill == nil else { return }
+        guard unparsed.isEmpty else { return }
         try finishParser()
         resumeConsumer = takeConsumerIfReady()
     }
@@ -126,7 +135,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         if case .failure(let error) = result, transferFailure == nil, outcome == nil {
             transferFailure = error
         }
-        if backlog.isEmpty && spill == nil && outcome == nil {
+        if unparsed.isEmpty && outcome == nil {
             if let transferFailure {
                 outcome = .failure(transferFailure)
             } else if bodyEnded {
@@ -173,8 +182,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         stopTransfer = nil
         elements.removeAll()
         taken = 0
-        backlog.removeAll()
-        spill = nil
+        unparsed.removeAll()
         condition.broadcast()
         condition.unlock()
         waitingConsumer?.resume(returning: .failure(Self.cancelled))
@@ -215,7 +223,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     /// transfer is over. Returns whether anything changed.
     private func parseSetAside() -> Bool {
         do {
-            if let block = try nextSetAsideBlock() {
+            if let block = try unparsed.takeOldest() {
                 try parse(block)
                 return true
             }
@@ -232,9 +240,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         } catch {
             let failure = error as? HotPotatoError ?? HotPotatoError(.handlerFailed, reason: "\(error)", head: head, underlying: error)
             outcome = .failure(failure)
-            backlog.removeAll()
-            backlogBytes = 0
-            spill = nil
+            unparsed.removeAll()
             // The transfer may still be running: the stream has failed, so stop it.
             if let stop = stopTransfer {
                 stopTransfer = nil
@@ -244,38 +250,14 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         }
     }
 
-    private func nextSetAsideBlock() throws -> Data? {
-        if !backlog.isEmpty {
-            let block = backlog.removeFirst()
-            backlogBytes -= block.count
-            return block
-        }
-        guard let file = spill, file.pending > 0 else {
-            spill = nil
-            return nil
-        }
-        let count = Int(min(file.pending, Int64(Self.spillReadSize)))
-        let block = try file.read(at: file.readOffset, count: count)
-        file.consume(count)
-        if file.pending == 0 { spill = nil }
-        return block
-    }
-
     private func setAside(_ chunk: Data) throws {
-        if spill == nil && backlogBytes + chunk.count <= memoryLimit {
-            backlog.append(chunk)
-            backlogBytes += chunk.count
-            return
-        }
         do {
-            if spill == nil { spill = try SpillFile() }
-            try spill!.append(chunk)
+            try unparsed.append(chunk)
         } catch {
-            var failure = HotPotatoError(
+            throw HotPotatoError(
                 .fileSystemError, reason: "Setting aside body bytes the stream's consumer has not reached failed: \(error).",
-                head: head, underlying: error)
-            failure.elementIndex = parser.elementsEmitted
-            throw failure
+                head: head, underlying: error
+            ).atElement(parser.elementsEmitted)
         }
     }
 
@@ -315,26 +297,18 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         do {
             return try JSONValueDecoder.decode(Element.self, from: value, strategies: strategies)
         } catch let error as DecodingError {
-            var failure = HotPotatoError(
-                .decodingFailed,
-                reason: "Element \(position.index) does not decode as \(Element.self): \(DecodingErrorText.describe(error)) "
-                    + "(line \(position.line), column \(position.column), byte \(position.offset)).",
-                head: head, underlying: error)
-            failure.elementIndex = position.index
-            failure.byteOffset = position.offset
-            failure.line = position.line
-            failure.column = position.column
-            failure.keyPath = keyPath
             // The element's own bytes are gone by now (memory stays bounded); its value is not.
-            failure.intermediate = .bytes(value.serializedData())
-            throw failure
+            throw HotPotatoError.conversion(
+                .decodingFailed,
+                "Element \(position.index) does not decode as \(Element.self): \(DecodingErrorText.describe(error)) "
+                    + "(line \(position.line), column \(position.column), byte \(position.offset)).",
+                intermediate: .bytes(value.serializedData()), keyPath: keyPath, head: head, underlying: error
+            ).atElement(position.index).located(byteOffset: position.offset, line: position.line, column: position.column)
         }
     }
 
     private func failure(_ error: JSONSyntaxError) -> HotPotatoError {
-        var failure = error.hotPotatoError(head: head, intermediate: nil)
-        failure.elementIndex = parser.elementsEmitted
-        failure.keyPath = keyPath
+        var failure = error.hotPotatoError(head: head, intermediate: nil).atElement(parser.elementsEmitted, keyPath: keyPath)
         if error.kind == .elementTooLarge { failure.limit = parser.maximumElementSize }
         return failure
     }

@@ -52,6 +52,9 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
         return {}
     }
 
+    /// Each transfer runs on a worker thread of the engine's own, which a handler may block.
+    var deliveriesMayBlock: Bool { true }
+
     func invalidate(cancellingTransfers: Bool) {
         condition.lock()
         invalidated = true
@@ -66,10 +69,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     }
 
     private func startWorker() {
-        let thread = Thread { [self] in
-            DedicatedThread.markCurrent()
-            work()
-        }
+        let thread = Thread { [self] in work() }
         thread.name = "HotPotato.curl"
         thread.start()
     }

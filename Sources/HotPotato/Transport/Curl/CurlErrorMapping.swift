@@ -2,9 +2,18 @@ import CCurl
 
 /// Maps libcurl's result codes to HotPotato's error codes, the same ones URLSession's errors map to.
 enum CurlErrorMapping {
-    static func map(
-        code: Int32, message: String, headReceived: Bool, expectedLength: Int64?, bytesDelivered: Int64
-    ) -> HotPotatoError {
+    /// The ending of a transfer that failed with `code`: a failure, or, for libcurl's
+    /// `CURLE_PARTIAL_FILE`, a body that ended early, which ``ResponseDriver`` turns into
+    /// ``HotPotatoError/Code/truncatedBody`` (the cause's reason is libcurl's message).
+    static func map(code: Int32, message: String) -> CurlTransfer.Ending {
+        if code == Int32(HP_CURLE_PARTIAL_FILE) {
+            return .endedEarly(HotPotatoError(
+                .transportFailed, reason: message, underlying: CurlError(code: Int(code), message: message)))
+        }
+        return .failure(error(code: code, message: message))
+    }
+
+    private static func error(code: Int32, message: String) -> HotPotatoError {
         let underlying = CurlError(code: Int(code), message: message)
         func error(_ code: HotPotatoError.Code, _ reason: String) -> HotPotatoError {
             HotPotatoError(code, reason: "\(reason): \(message)", underlying: underlying)
@@ -16,20 +25,9 @@ enum CurlErrorMapping {
             return error(.hostNotFound, "The host name could not be resolved")
         case Int32(HP_CURLE_OPERATION_TIMEDOUT):
             return error(.timedOut, "The request timed out")
-        case Int32(HP_CURLE_PARTIAL_FILE):
-            let declared = expectedLength.map { " of the \($0) bytes its Content-Length declared" } ?? ""
-            var truncated = error(.truncatedBody, "The body ended after \(bytesDelivered) bytes\(declared)")
-            truncated.limit = expectedLength
-            truncated.byteCount = bytesDelivered
-            truncated.byteOffset = bytesDelivered
-            return truncated
         case Int32(HP_CURLE_RECV_ERROR), Int32(HP_CURLE_SEND_ERROR), Int32(HP_CURLE_GOT_NOTHING):
-            var lost = error(.connectionLost, "The connection was lost")
-            if headReceived, let expectedLength {
-                lost.limit = expectedLength
-                lost.byteCount = bytesDelivered
-            }
-            return lost
+            // The driver adds how much of the declared length arrived.
+            return error(.connectionLost, "The connection was lost")
         case Int32(HP_CURLE_SSL_CONNECT_ERROR), Int32(HP_CURLE_PEER_FAILED_VERIFICATION),
              Int32(HP_CURLE_SSL_CERTPROBLEM), Int32(HP_CURLE_SSL_CIPHER), Int32(HP_CURLE_SSL_CACERT_BADFILE),
              Int32(HP_CURLE_SSL_ISSUER_ERROR), Int32(HP_CURLE_SSL_PINNEDPUBKEYNOTMATCH),

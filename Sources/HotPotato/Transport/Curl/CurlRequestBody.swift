@@ -26,9 +26,7 @@ final class CurlRequestBody {
             source = .file(handle)
             length = Int64(size)
         } catch {
-            var failure = HotPotatoError(.invalidRequest, reason: "The body file \(url.path) cannot be read: \(error)", underlying: error)
-            failure.path = url.path
-            throw failure
+            throw HotPotatoError.unreadableBodyFile(url, underlying: error)
         }
     }
 

@@ -31,7 +31,6 @@ final class CurlTransfer: @unchecked Sendable {
     private var responseHeaders = HTTPHeaders()
     private var statusLine = ""
     private var headDelivered = false
-    private var bytesDelivered: Int64 = 0
     /// The request body being sent, if any; set by `configure(_:)`.
     var body: CurlRequestBody?
     /// The idle timeout, in nanoseconds; set by `configure(_:)`.
@@ -72,6 +71,8 @@ final class CurlTransfer: @unchecked Sendable {
         case settled
         case end
         case failure(HotPotatoError)
+        /// The body ended early (see ``TransferSink/bodyEndedEarly(_:onlyIfShort:)``).
+        case endedEarly(HotPotatoError)
     }
 
     /// Performs the request on `handle`, which was reset by the caller and may hold a live
@@ -129,7 +130,6 @@ final class CurlTransfer: @unchecked Sendable {
     private func resetForNextResponse() {
         responseHeaders = HTTPHeaders()
         statusLine = ""
-        bytesDelivered = 0
         body = nil
         progressCounts = (0, 0)
         pendingRedirect = nil
@@ -143,6 +143,7 @@ final class CurlTransfer: @unchecked Sendable {
         case .settled: break
         case .end: sink.end()
         case .failure(let error): sink.fail(error)
+        case .endedEarly(let cause): sink.bodyEndedEarly(cause, onlyIfShort: false)
         }
     }
 
@@ -190,7 +191,6 @@ final class CurlTransfer: @unchecked Sendable {
         if !headDelivered {
             guard deliverHead() else { return false }
         }
-        bytesDelivered += Int64(bytes.count)
         return sink.receive(borrowing: bytes)
     }
 
@@ -271,14 +271,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let message = detail.isEmpty ? CurlLibrary.describe(result) : detail
-        return .failure(CurlErrorMapping.map(
-            code: result, message: message, headReceived: headDelivered,
-            expectedLength: headDelivered ? expectedLength : nil, bytesDelivered: bytesDelivered))
-    }
-
-    private var expectedLength: Int64? {
-        let head = ResponseHead(status: 200, headers: responseHeaders)
-        return head.contentEncodings.isEmpty ? head.contentLength : nil
+        return CurlErrorMapping.map(code: result, message: message)
     }
 
     private func responseCode() -> Int {

@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// What URLSession reports, in HotPotato's terms: a response as a ``ResponseHead``, a failed task
+// as an ending for the sink.
+extension URLSessionTransfer {
+    func ending(for error: any Error) -> Ending {
+        let mapped = URLErrorMapping.map(error)
+        let hasHead = state.withLock { $0.hasHead }
+        // libcurl's "transfer closed with N bytes remaining" (a short Content-Length body) and
+        // "transfer closed with outstanding read data remaining" (a chunked body cut before its
+        // last chunk) both reach us as URLError.unknown once the head has arrived. Another
+        // failure after the head is an early end if fewer bytes than declared arrived, which the
+        // driver, counting them, decides.
+        if (error as? URLError)?.code == .unknown && hasHead { return .endedEarly(mapped, onlyIfShort: false) }
+        if mapped.code == .transportFailed && hasHead { return .endedEarly(mapped, onlyIfShort: true) }
+        if (error as? URLError)?.code == .unknown, !hasHead, Self.looksLikeTLSFailure(mapped.reason) {
+            // On Linux, URLSession reports libcurl's TLS errors (a handshake failure, a bad
+            // certificate) as URLError.unknown; only OpenSSL's message says what happened.
+            return .failure(HotPotatoError(.tlsFailure, reason: "The TLS handshake failed: \(mapped.reason)", underlying: error))
+        }
+        // A lost connection gets the declared length and the bytes received from the driver.
+        return .failure(mapped)
+    }
+
+    private static func looksLikeTLSFailure(_ message: String) -> Bool {
+        ["SSL", "TLS", "certificate", "OpenSSL", "handshake"].contains { message.localizedCaseInsensitiveContains($0) }
+    }
+
+    static func head(of response: URLResponse, method: String) -> ResponseHead {
+        if let http = response as? HTTPURLResponse {
+            return ResponseHead(
+                status: http.statusCode, headers: HTTPHeaders(http.allHeaderFields), url: http.url,
+                requestMethod: method)
+        }
+        // A `data:` URL: no status line, so the type and length come from the response itself.
+        var headers = HTTPHeaders()
+        if let mimeType = response.mimeType {
+            let charset = response.textEncodingName.map { "; charset=\($0)" } ?? ""
+            headers.add(name: "Content-Type", value: mimeType + charset)
+        }
+        if response.expectedContentLength >= 0 {
+            headers.add(name: "Content-Length", value: String(response.expectedContentLength))
+        }
+        return ResponseHead(status: 200, headers: headers, url: response.url, requestMethod: method)
+    }
+}
