@@ -145,13 +145,13 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     var descriptor: Int32 = -1
     /// Small chunks are gathered here and written together: URLSession delivers 16 KiB at a time,
     /// and one `write(2)` per 256 KiB costs far less than sixteen.
-    private var coalescing: UnsafeMutableRawBufferPointer?
-    private var coalescedCount = 0
+    var coalescing: UnsafeMutableRawBufferPointer?
+    var coalescedCount = 0
     /// Bytes of the file handed to `write(2)` so far (including a resumed partial's).
     var bytesOnDisk: Int64 = 0
-    private static let coalescingCapacity = 256 * 1024
+    static let coalescingCapacity = 256 * 1024
     /// Chunks at least this large are written as they are.
-    private static let directWriteThreshold = 64 * 1024
+    static let directWriteThreshold = 64 * 1024
 
     /// Creates a writer to `destination`.
     /// - Parameters:
@@ -246,31 +246,6 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         bytesWritten += Int64(chunk.count)
     }
 
-    /// Writes the gathered small chunks, if any.
-    func flush() throws {
-        guard coalescedCount > 0, let buffer = coalescing else { return }
-        let count = coalescedCount
-        coalescedCount = 0
-        try write(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-    }
-
-    private func write(_ bytes: UnsafeRawBufferPointer) throws {
-        do {
-            try POSIXFile.writeAll(descriptor, bytes)
-        } catch {
-            throw HotPotatoError.file(
-                .writeFailed, "Writing to \(temporaryURL?.path ?? destination.path) failed: \(error)",
-                path: temporaryURL?.path ?? destination.path, byteOffset: bytesOnDisk, head: head, underlying: error)
-        }
-        bytesOnDisk += Int64(bytes.count)
-    }
-
-    func releaseBuffer() {
-        coalescing?.deallocate()
-        coalescing = nil
-        coalescedCount = 0
-    }
-
     deinit {
         coalescing?.deallocate()
         if descriptor >= 0, lease?.descriptor != descriptor { _ = try? POSIXFile.close(descriptor) }
@@ -313,11 +288,5 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
             lease.release()
             self.lease = nil
         }
-    }
-
-    func fileError(
-        _ code: HotPotatoError.Code, _ reason: String, path: String?, underlying: (any Error)? = nil
-    ) -> HotPotatoError {
-        .file(code, reason, path: path, head: head, underlying: underlying)
     }
 }

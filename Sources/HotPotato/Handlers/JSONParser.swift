@@ -58,16 +58,16 @@ open class JSONParser<Content>: Accumulator<Content> {
     public let keyPath: String?
     /// The parser's limits and policies.
     public let parsingOptions: JSONParsingOptions
-    private let decoding: DecodableMapping<Content>?
+    let decoding: DecodableMapping<Content>?
     /// The incremental parser, while the body is UTF-8; `nil` for other charsets.
-    private var parser: IncrementalJSONParser?
+    var parser: IncrementalJSONParser?
     /// Whether ``parser`` is there (it cannot be compared with `nil`, being non-copyable).
-    private var isParsing = false
+    var isParsing = false
     /// Whether the parser records a tape (to decode or make a ``JSONDocument`` from) rather than
     /// a ``JSON`` value.
     private(set) var recordsTape = false
     /// The first bytes, held back until a byte-order mark can be told apart.
-    private var leadingBytes: [UInt8] = []
+    var leadingBytes: [UInt8] = []
 
     // Disfavoured, so that a bare `JSONParser()` means `JSONParser<JSON>` (the convenience
     // initialiser below) in every expression; labelled `accepting:` so that a subclass keeping
@@ -188,10 +188,10 @@ open class JSONParser<Content>: Accumulator<Content> {
     }
 
     /// `JSONParser<JSONDocument>`: the body is recorded on a tape and kept as the document.
-    private var makesDocument: Bool { decoding == nil && Content.self == JSONDocument.self }
+    var makesDocument: Bool { decoding == nil && Content.self == JSONDocument.self }
 
     /// The document of a body and its tape, or the value in it at ``keyPath``.
-    private func document(tape: JSONTape, body: Data) throws -> JSONDocument {
+    func document(tape: JSONTape, body: Data) throws -> JSONDocument {
         let document: JSONDocument
         do {
             document = try JSONDocument(tape: tape, bytes: body, duplicateKeys: parsingOptions.duplicateKeys)
@@ -253,109 +253,11 @@ open class JSONParser<Content>: Accumulator<Content> {
         leadingBytes = []
     }
 
-    // MARK: - Incremental parsing
-
     /// Whether the first bytes are still held back (fewer than three have arrived).
-    private var leadingBytesPending = true
-
-    /// Holds back the first three bytes, then drops a UTF-8 byte-order mark, or gives up
-    /// incremental parsing for a UTF-16 or UTF-32 one (the whole body is decoded at the end).
-    private func feedLeading(_ chunk: Data) throws {
-        leadingBytes.append(contentsOf: chunk)
-        guard leadingBytes.count >= 3 else { return }
-        try releaseLeadingBytes()
-    }
-
-    private func releaseLeadingBytes() throws {
-        leadingBytesPending = false
-        let held = Data(leadingBytes)
-        leadingBytes = []
-        if let mark = TextEncodings.byteOrderMark(of: held) {
-            guard mark.encoding == .utf8 else {
-                parser = nil
-                isParsing = false
-                return
-            }
-            parser?.skipLeadingBytes(mark.length)
-            try feed(held.dropFirst(mark.length))
-        } else {
-            try feed(held)
-        }
-    }
-
-    private func feed(_ bytes: Data) throws {
-        guard isParsing else { return }
-        do {
-            try bytes.withUnsafeBytes { try parser!.feed($0) }
-        } catch let error as JSONSyntaxError {
-            throw invalidJSON(error, intermediate: .bytes(body))
-        }
-    }
-
-    /// The tape of the body, when the parser recorded one: `nil` for an empty body and for a body
-    /// decoded from another charset, which go through ``finishDocument(_:)``.
-    private func finishTape(_ body: Data) throws -> JSONTape? {
-        // Taken from the parser once; kept for a subclass that asks for the content again.
-        if let finishedTape { return finishedTape }
-        guard !body.isEmpty else { return nil }
-        if leadingBytesPending { try releaseLeadingBytes() }
-        guard isParsing, case .tape = parser?.mode, (parser?.consumed ?? 0) > 0 else { return nil }
-        do {
-            _ = try parser!.finish()
-        } catch let error as JSONSyntaxError {
-            throw invalidJSON(error, intermediate: .bytes(body))
-        }
-        finishedTape = parser!.tape.take()
-        return finishedTape
-    }
-
+    var leadingBytesPending = true
     /// The tape ``finishTape(_:)`` took from the parser.
-    private var finishedTape: JSONTape?
+    var finishedTape: JSONTape?
 
-    /// The parsed document: from the incremental parser when it ran, otherwise from the whole
-    /// body.
-    private func finishDocument(_ body: Data) throws -> JSON {
-        if body.isEmpty || !isParsing && !leadingBytesPending {
-            return try parseDocument(body)
-        }
-        if leadingBytesPending { try releaseLeadingBytes() }
-        guard isParsing else { return try parseDocument(body) }
-        if (parser?.consumed ?? 0) == 0 { return try parseDocument(Data()) }
-        do {
-            return try parser!.finish()
-        } catch let error as JSONSyntaxError {
-            throw invalidJSON(error, intermediate: .bytes(body))
-        }
-    }
-
-    private func invalidJSON(_ error: JSONSyntaxError, intermediate: IntermediateContent) -> HotPotatoError {
-        error.hotPotatoError(head: head, intermediate: intermediate)
-    }
-
-    /// Parses a whole body into a ``JSON`` value, following the encoding and empty-body rules
-    /// above.
-    ///
-    /// - Throws: ``HotPotatoError/Code/emptyBody``, ``HotPotatoError/Code/invalidJSON``, or a text
-    ///   decoding error for a body in another charset.
-    public func parseDocument(_ body: Data) throws -> JSON {
-        if body.isEmpty {
-            if head?.hasNoBody == true || emptyBodyPolicy == .null { return .null }
-            throw HotPotatoError(.emptyBody, reason: "The response body is empty; JSON was expected.", head: head)
-        }
-        var utf8 = body
-        var intermediate = IntermediateContent.bytes(body)
-        let encoding = try BodyText.encoding(for: body, override: nil, head: head)
-        if encoding != .utf8 {
-            let text = try BodyText.decode(body, override: encoding, head: head)
-            utf8 = Data(text.utf8)
-            intermediate = .text(text)
-        }
-        do {
-            return try JSONBackend.parse(utf8, options: parsingOptions)
-        } catch {
-            throw invalidJSON(error, intermediate: intermediate)
-        }
-    }
 }
 
 extension JSONParser where Content == JSON {
