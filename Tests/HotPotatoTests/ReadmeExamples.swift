@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 // The README's examples, compiled with the tests so that the README cannot drift from the API.
 // They are never run.
