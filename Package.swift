@@ -44,9 +44,41 @@ let package = Package(
             path: "Tests/Probe",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The tests, in four targets so that Tests/run-all.sh can run each kind in a pass of its
+        // own (`swift test --filter '^HotPotatoCPUBoundTests\.'`); a plain `swift test` runs them
+        // all. Their shared helpers (fixtures, the test servers, deadlines) are a test target
+        // without tests, `HotPotatoTestSupport`, that the others `@testable import`: a test target,
+        // so that `swift build` and `swift build -c release` never build it (it needs
+        // `@testable import HotPotato`, which only a testing build allows).
+        .testTarget(
+            name: "HotPotatoTestSupport",
+            dependencies: ["HotPotato"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The ordinary suites: handlers, JSON, transport against both engines, the potato command.
         .testTarget(
             name: "HotPotatoTests",
-            dependencies: ["HotPotato", "CJSONScan", "hotpotato-probe", "potato"],
+            dependencies: ["HotPotato", "HotPotatoTestSupport", "potato"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The suites that grind through exhaustive or random inputs (string scan, UTF-8 check,
+        // chunking, number parsing, random documents): seconds of synchronous CPU each.
+        .testTarget(
+            name: "HotPotatoCPUBoundTests",
+            dependencies: ["HotPotato", "CJSONScan", "HotPotatoTestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Peak-memory bounds, measured in `hotpotato-probe` processes; they skip themselves unless
+        // HOTPOTATO_MEMORY_TESTS=1.
+        .testTarget(
+            name: "HotPotatoMemoryTests",
+            dependencies: ["HotPotato", "HotPotatoTestSupport", "hotpotato-probe"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The seeded randomized fault soak (HOTPOTATO_SOAK_* switches; see FaultSoakTests.swift).
+        .testTarget(
+            name: "HotPotatoSoakTests",
+            dependencies: ["HotPotato", "HotPotatoTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -10,7 +10,7 @@
 //   .build/release/hotpotato-json                                  (--smoke for a quick check)
 // Microbenchmarks (ordo-one/benchmark), handlers fed in memory:
 //   swift package benchmark
-//   swift package benchmark thresholds check                        malloc counts against Thresholds/
+//   swift package benchmark thresholds check --path Thresholds/6.3  malloc counts against Thresholds/<Swift version>/
 
 import PackageDescription
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 // The README's examples — and those moved from it to the DocC articles, where each function
 // says — compiled with the tests so that the documentation cannot drift from the API. They are

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 @Suite struct ErrorBodyTests {
     static func body(_ text: String, type: String? = "application/json") -> ErrorBody {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 @Suite struct AccumulatorTests {
     @Test(arguments: Chunking.allCases)

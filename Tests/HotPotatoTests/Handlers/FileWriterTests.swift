@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 @Suite struct FileWriterTests {
     @Test(arguments: Chunking.allCases)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// A resumable ``FileWriter`` driven without a transport, as another HTTP client would drive it.
 @Suite struct ResumableFileWriterTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 @Suite struct StringConverterTests {
     static let sample = "Grüße, 世界! 🥔 — naïve café"

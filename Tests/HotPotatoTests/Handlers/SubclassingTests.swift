@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// The handlers are extensible by subclassing, as hotpotato's were.
 @Suite struct SubclassingTests {

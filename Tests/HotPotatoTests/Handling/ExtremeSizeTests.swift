@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// No size a server sends may trap the process: every handler, fed the most extreme
 /// `Content-Length` and `Content-Range` values through ``ResponseDriver``, fails with a specific

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// RFC 8259, rule by rule: what HotPotato's parser accepts and what it rejects, and where.
 @Suite struct JSONConformanceTests {

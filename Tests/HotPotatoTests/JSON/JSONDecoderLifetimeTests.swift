@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// A `Decoder` or container kept past the decoding that gave it out: the tape and bytes it reads
 /// are gone, so using it stops the process rather than read freed memory.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// `JSONDocument`: the same strict parse as `JSON(parsing:)`, kept as bytes and a tape; every
 /// value read from it is the one the `JSON` tree holds.

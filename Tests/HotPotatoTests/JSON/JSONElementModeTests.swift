@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// The parser's streaming modes on their own: JSON Lines, and the elements of an array at a key
 /// path, whatever the chunking.

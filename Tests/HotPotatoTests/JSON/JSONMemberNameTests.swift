@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Keys are compared by their UTF-8 bytes everywhere (RFC 8259 §8.3): `"é"` (precomposed) and
 /// `"e\u0301"` (an `e` and a combining accent), which Swift's `String` holds equal, are two keys —

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Strings read from a tape (decoding from bytes, `JSONDocument`) are made from bytes the parser
 /// has already checked, without the standard library checking them again, and marked ASCII only

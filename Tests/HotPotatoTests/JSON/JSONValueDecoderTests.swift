@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Decoding straight from a parsed value gives what `JSONDecoder` gives from the same bytes: the
 /// same values under the same strategies, and the same `DecodingError`s at the same coding paths.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

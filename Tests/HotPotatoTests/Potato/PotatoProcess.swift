@@ -1,4 +1,5 @@
 import Foundation
+@testable import HotPotatoTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

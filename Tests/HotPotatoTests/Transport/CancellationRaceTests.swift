@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Cancellation racing completion never hangs the process. It did, in about one run of six: the
 /// thread settling a call resumed the caller while it held the transfer's lock, and the task's

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Cancellation is authoritative: the call completes promptly with `.cancelled`, the handler
 /// cleans up (no partial file), and nothing waits for URLSession.

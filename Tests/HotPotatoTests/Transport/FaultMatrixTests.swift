@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Every handler against every fault the fault server produces: the specific error, no partial
 /// file, no descriptor left open.

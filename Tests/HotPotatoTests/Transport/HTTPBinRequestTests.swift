@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// The request API against httpbin: methods, bodies, headers, query items, statuses, content
 /// types, charsets, gzip, redirects, ranges, delays.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Resumable downloads against a server that lies: a `206` or `416` that does not continue the
 /// partial file is never placed, on both engines, and whatever the server does, a placed file is

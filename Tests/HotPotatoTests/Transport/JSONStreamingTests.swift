@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// `streamJSONLines` and `streamJSONArray` against a real server on 127.0.0.1: every element in
 /// order, under a slow body, a truncated body, a malformed element, a rejected response, and a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Large files, keep-alive and byte ranges against nginx.
 @Suite(.needsNginx, .serialized) struct NginxTransferTests {

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Redirects on both engines, against real servers: which statuses are followed, how methods and
 /// bodies are rewritten, and that credentials never reach another origin (another host, or only

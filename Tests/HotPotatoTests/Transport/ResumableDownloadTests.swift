@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Resumable downloads (`downloadToFile(at:resumable:)`) against nginx (which honours `If-Range`)
 /// and httpbin (which ignores it): continued on `206` for the right range and validator, started

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 @Suite(.needsNginx) struct SessionTests {
     @Test(arguments: allEngines) func droppingTheSessionLetsItsCallsFinish(engine: Session.Engine) async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Spilling must not change what the handler sees: bytes in order, none lost or repeated.
 @Suite(.needsNginx) struct SpillOrderingTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// TLS is verified on both engines; the curl engine can be given a CA of its own.
 @Suite(.needsNginx) struct TLSTests {

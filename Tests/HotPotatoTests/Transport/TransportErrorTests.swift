@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Transport failures map to specific codes.
 @Suite struct TransportErrorTests {

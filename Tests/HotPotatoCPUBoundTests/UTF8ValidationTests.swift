@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// HotPotato's UTF-8 validator (behind strict JSON strings and text decoding) agrees with the
 /// standard library's on every short sequence, and reports where the first invalid one starts.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// One case of the fault soak: what the server does wrong, and what the client does — engine,
 /// handler, and the trouble it makes for itself (a cancellation, a second writer, a file in the

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// URLSession on Linux queues every chunk for the delegate without limit. A slow handler must
 /// not make memory grow with the body: these tests download 256 MiB through a handler that

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Doubles read from a number's bytes round exactly as Swift's own `Double(_: String)` does.
 @Suite struct JSONDoubleParsingTests {

@@ -2,6 +2,7 @@ import CJSONScan
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// The string scan behind the JSON parser (`hp_json_scan_string`, and the fallback it uses
 /// without a vector unit) stops at the first quote, control byte or backslash that does not start

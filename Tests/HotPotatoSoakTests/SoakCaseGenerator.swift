@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Builds soak cases from a seed: case `index` of seed `seed` is always the same case (on a
 /// machine with the same engines and the same tmpfs support), whatever cases run before it.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// However the body is cut into chunks, the parser reads the same value, or fails at the same
 /// byte.

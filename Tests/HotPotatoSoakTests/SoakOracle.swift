@@ -1,5 +1,6 @@
 import Foundation
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// What every soak case must end with, from the promises in README.md and the hardening issue:
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// Random documents: the parser reads the value they were written from, in any chunking, and
 /// agrees with `JSONSerialization` on the same bytes.

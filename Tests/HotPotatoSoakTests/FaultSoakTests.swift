@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HotPotato
+@testable import HotPotatoTestSupport
 
 /// The seeded randomized fault soak: each case makes the soak server misbehave in one way at a
 /// random byte (truncation, reset, stall, drip, a wrong `206`, a malformed `Content-Length`, gzip
