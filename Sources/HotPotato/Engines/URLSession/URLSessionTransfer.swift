@@ -75,6 +75,10 @@ final class URLSessionTransfer: @unchecked Sendable {
         var mode = Mode.direct
         var ending: Ending?
         var stopped = false
+        /// The identifier of the task URLSession reported complete: it is never cancelled after
+        /// that (FoundationNetworking stops the process when a task that has left its registry
+        /// is cancelled).
+        var completedTask: Int?
         var redirects = 0
         var hasHead = false
         var chunksSinceSample = 0
@@ -159,6 +163,7 @@ final class URLSessionTransfer: @unchecked Sendable {
     }
 
     func didComplete(_ error: (any Error)?) {
+        state.withLock { $0.completedTask = $0.task?.taskIdentifier }
         let ending: Ending
         if let error {
             ending = self.ending(for: error)
@@ -182,10 +187,16 @@ final class URLSessionTransfer: @unchecked Sendable {
         // A task not started yet is cancelled by `start(_:)`.
         let task: URLSessionTask? = state.withLock { state in
             defer { state.stopped = true }
-            return state.stopped ? nil : state.task
+            guard !state.stopped, let task = state.task, state.completedTask != task.taskIdentifier else { return nil }
+            return task
         }
         guard let task else { return }
-        DispatchQueue.global(qos: .utility).async { task.cancel() }
+        DispatchQueue.global(qos: .utility).async { [state] in
+            // Checked again: the task may have completed while this waited for a thread. (A
+            // completion racing the cancel inside FoundationNetworking remains possible.)
+            guard state.withLock({ $0.completedTask != task.taskIdentifier }) else { return }
+            task.cancel()
+        }
     }
 
     // MARK: - Endings
