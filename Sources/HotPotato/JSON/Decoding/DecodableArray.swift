@@ -8,6 +8,22 @@ protocol DecodableArray {
     static func decodeElements(ofArrayAt array: Int, with decoder: JSONTapeDecoder) throws -> Self
 }
 
+/// Which types are arrays HotPotato decodes itself (``DecodableArray``), remembered by type, since
+/// asking the runtime about a conformance each time is slow. Each decoder keeps one.
+struct DecodableArrayTypes {
+    private var known: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
+
+    /// `type` as a ``DecodableArray``, or `nil`.
+    @inline(__always)
+    mutating func lookUp<T>(_ type: T.Type) -> (any DecodableArray.Type)? {
+        let identifier = ObjectIdentifier(type)
+        if let array = known[identifier] { return array }
+        let array = type as? any DecodableArray.Type
+        known[identifier] = .some(array)
+        return array
+    }
+}
+
 extension DecodableArray {
     /// The array decoded from `elements`, as `T`, which is `Self`.
     static func decodeElements<T>(_ elements: [JSON], with decoder: JSONValueDecoder, at node: CodingPathNode, returning: T.Type) throws -> T {

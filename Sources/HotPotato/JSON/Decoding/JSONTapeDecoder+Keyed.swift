@@ -273,9 +273,7 @@ extension JSONTapeDecoder {
         if strategies.usesDefaultKeys {
             table = Dictionary(members.map { (JSONMemberName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         } else {
-            var cache = convertedKeys
-            table = JSONKeyConversion.convert(members, strategy: strategies.keys, at: { self.path(object, adding: nil) }, cache: &cache)
-            convertedKeys = cache
+            table = convertedKeys(of: members, at: object)
         }
         lookups[slot] = (object, table)
         return table

@@ -65,8 +65,8 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// system after each run) and about 20 % more cycles. See BENCHMARKS.md, "Page faults".
     var lookups = [(object: Int, table: [JSONMemberName: Int])?](repeating: nil, count: lookupSlots)
     static let lookupSlots = 16
-    /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
-    @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
+    /// Whether each type decoded so far is an array HotPotato decodes itself.
+    @exclusivity(unchecked) private var arrayTypes = DecodableArrayTypes()
     /// The objects being decoded as `[String: Value]` now, whose keys coding paths name as
     /// written.
     private var keysAsWritten: [Int] = []
@@ -123,27 +123,15 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         scope.check()
         switch tape[current].kind {
-        case .object:
-            return try keyedContainer(keyedBy: type, object: current)
-        case .null:
-            throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
-        default:
-            throw JSONDecodingErrors.typeMismatch([String: Any].self, found: leaf(current), at: codingPath)
+        case .object: return try keyedContainer(keyedBy: type, object: current)
+        default: throw containerError(keyed: true)
         }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         scope.check()
-        switch tape[current].kind {
-        case .array:
-            return UnkeyedContainer(decoder: self, array: current)
-        case .null:
-            throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
-        default:
-            throw JSONDecodingErrors.typeMismatch([Any].self, found: leaf(current), at: codingPath)
-        }
+        guard tape[current].kind == .array else { throw containerError(keyed: false) }
+        return UnkeyedContainer(decoder: self, site: current, cursor: arrayCursor(current))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -263,11 +251,20 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     }
 
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)? {
-        let identifier = ObjectIdentifier(type)
-        if let known = arrayTypes[identifier] { return known }
-        let array = type as? any DecodableArray.Type
-        arrayTypes[identifier] = .some(array)
-        return array
+        arrayTypes.lookUp(type)
+    }
+
+    func isNull(_ index: Int) -> Bool {
+        tape[index].kind == .null
+    }
+
+    func arrayCursor(_ index: Int) -> ArrayCursor {
+        ArrayCursor(tape: tape, position: index + 1, count: Int(tape[index].length))
+    }
+
+    @inline(__always)
+    func checkScope() {
+        scope.check()
     }
 
     func subDecoder(_ index: Int, at location: Int) -> any Decoder {

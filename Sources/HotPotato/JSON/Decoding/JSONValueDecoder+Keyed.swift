@@ -21,7 +21,7 @@ extension JSONValueDecoder {
                 positions = nil
             } else {
                 let indexed = object.members.enumerated().map { (key: $0.element.key, value: $0.offset) }
-                positions = decoder.convertedPositionsOf(indexed, at: node)
+                positions = decoder.convertedKeys(of: indexed, at: node)
             }
         }
 
@@ -172,12 +172,5 @@ extension JSONValueDecoder {
             let value = self.value(forKey: key.stringValue) ?? .null
             return decoder.subDecoder(value, at: node.appending(key))
         }
-    }
-
-    /// Converted key → position of the object's members, under the key strategy.
-    func convertedPositionsOf(_ members: [(key: String, value: Int)], at node: CodingPathNode) -> [JSONMemberName: Int] {
-        var cache = convertedKeys
-        defer { convertedKeys = cache }
-        return JSONKeyConversion.convert(members, strategy: strategies.keys, at: { node.path }, cache: &cache)
     }
 }

@@ -19,8 +19,8 @@ final class JSONValueDecoder: JSONDecodingEngine {
     private(set) var node: CodingPathNode
     /// Converted keys, by the key in the document (`.convertFromSnakeCase`).
     var convertedKeys: [JSONMemberName: String] = [:]
-    /// Whether each type decoded so far is an array HotPotato decodes itself, by type.
-    @exclusivity(unchecked) var arrayTypes: [ObjectIdentifier: (any DecodableArray.Type)?] = [:]
+    /// Whether each type decoded so far is an array HotPotato decodes itself.
+    @exclusivity(unchecked) private var arrayTypes = DecodableArrayTypes()
 
     var usesDefaultKeys: Bool { strategies.usesDefaultKeys }
     var codingPath: [any CodingKey] { node.path }
@@ -54,26 +54,14 @@ final class JSONValueDecoder: JSONDecodingEngine {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         switch current {
-        case .object(let object):
-            return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: object, node: node))
-        case .null:
-            throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
-        default:
-            throw JSONDecodingErrors.typeMismatch([String: Any].self, found: current, at: codingPath)
+        case .object(let object): return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: object, node: node))
+        default: throw containerError(keyed: true)
         }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        switch current {
-        case .array(let elements):
-            return UnkeyedContainer(decoder: self, elements: elements, node: node)
-        case .null:
-            throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
-        default:
-            throw JSONDecodingErrors.typeMismatch([Any].self, found: current, at: codingPath)
-        }
+        guard isArray(current) else { throw containerError(keyed: false) }
+        return UnkeyedContainer(decoder: self, site: node, cursor: arrayCursor(current))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -130,12 +118,20 @@ final class JSONValueDecoder: JSONDecodingEngine {
     }
 
     func decodableArray<T>(_ type: T.Type) -> (any DecodableArray.Type)? {
-        let identifier = ObjectIdentifier(type)
-        if let known = arrayTypes[identifier] { return known }
-        let array = type as? any DecodableArray.Type
-        arrayTypes[identifier] = .some(array)
-        return array
+        arrayTypes.lookUp(type)
     }
+
+    func isNull(_ ref: JSON) -> Bool {
+        if case .null = ref { return true }
+        return false
+    }
+
+    func arrayCursor(_ ref: JSON) -> ArrayCursor {
+        ArrayCursor(elements: elements(of: ref) ?? [])
+    }
+
+    /// Nothing to check: the value is held, not borrowed.
+    func checkScope() {}
 
     /// Paths are made as the members are decoded, with their keys as written.
     func withKeysAsWritten<R>(in ref: JSON, _ body: () throws -> R) rethrows -> R {

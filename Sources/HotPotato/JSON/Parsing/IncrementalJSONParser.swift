@@ -7,7 +7,7 @@
 /// closes. A token cut by a chunk boundary is carried over: its bytes are kept until the next
 /// chunk completes it, so every byte is looked at a bounded number of times.
 ///
-/// Three modes:
+/// Four modes:
 /// - `.document`: one value; ``finish()`` returns it.
 /// - `.lines`: JSON Lines — one value per line, each handed to `onElement` as it completes.
 /// - `.elements`: the elements of the array at a key path (empty: the top-level array),
@@ -98,7 +98,8 @@ struct IncrementalJSONParser: ~Copyable {
     /// Key → position tables of the open objects with many members, by depth.
     var keyIndexes: [Int: [JSONMemberName: Int]] = [:]
     var root: JSON?
-    private(set) var elementsEmitted = 0
+    /// Elements handed to `onElement` so far (`.lines`, `.elements`); written only by `emit`.
+    var elementsEmitted = 0
     /// Where the element being read started (`.lines`, `.elements`).
     var elementStart: Int64?
     var elementStartLine = 1
@@ -379,50 +380,5 @@ struct IncrementalJSONParser: ~Copyable {
                 throw syntaxError("Expected a new line after a JSON value, found \(Self.describe(byte))", at: origin + Int64(position))
             }
         }
-    }
-
-    // MARK: - Elements
-
-    /// Whether a value starting now is an element (`.lines`: at the top level; `.elements`: in
-    /// the target array).
-    private var isAtElementLevel: Bool {
-        switch mode {
-        case .document, .tape: return false
-        case .lines: return frames.isEmpty
-        case .elements: return frames.last?.role == .target
-        }
-    }
-
-    /// Fails when the element being read has grown past ``maximumElementSize``.
-    private mutating func checkElementSize() throws {
-        guard let limit = maximumElementSize, let start = elementStart, consumed - start > limit else { return }
-        var error = syntaxError("Element \(elementsEmitted) is larger than \(limit) bytes", at: start)
-        error.kind = .elementTooLarge
-        throw error
-    }
-
-    mutating func emit(_ value: consuming JSON) throws {
-        let position = ElementPosition(
-            index: elementsEmitted, offset: elementStart ?? consumed, line: elementStartLine, column: elementStartColumn)
-        if let limit = maximumElementSize, tokenEnd - position.offset > limit {
-            var error = syntaxError("Element \(elementsEmitted) is larger than \(limit) bytes", at: position.offset)
-            error.kind = .elementTooLarge
-            throw error
-        }
-        elementsEmitted += 1
-        elementStart = nil
-        try onElement?(value, position)
-    }
-
-    // MARK: - Errors
-
-    func syntaxError(_ reason: String, at offset: Int64) -> JSONSyntaxError {
-        let column = offset >= lineStart ? Int(offset - lineStart) + 1 : 1
-        return JSONSyntaxError(reason: reason, offset: offset, line: line, column: column)
-    }
-
-    static func describe(_ byte: UInt8) -> String {
-        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte 0x" + String(byte, radix: 16, uppercase: true)
     }
 }
