@@ -52,7 +52,7 @@ open class StringConverter<Content>: Accumulator<Content> {
         super.init(accepting: gate, maximumBodySize: maximumBodySize)
     }
 
-    /// Whether ``receive(_:)`` may be lent chunks an engine still owns: `true` for a
+    /// Whether ``Accumulator/receive(_:)`` may be lent chunks an engine still owns: `true` for a
     /// `StringConverter` itself, which copies every chunk it is given (see ``ChunkBorrowing``).
     open override var receivesBorrowedChunks: Bool { type(of: self) == StringConverter<Content>.self }
 
