@@ -31,7 +31,8 @@ import Testing
     /// Resident memory may grow this much over the run before it counts as runaway buffering.
     static let memoryAllowance = 300 * 1024 * 1024
     /// Whether the soak is the only suite in this test process (`--filter FaultSoak…`, as
-    /// `Tests/run-all.sh` and the documented commands run it). Only then is the process's resident
+    /// `Tests/run-all.sh` and the documented commands run it, or `--filter HotPotatoSoakTests`,
+    /// the target that holds only the soak). Only then is the process's resident
     /// memory the soak's own: in a plain `swift test`, the suites beside it (256 MiB downloads
     /// through slow handlers) share the process, so the memory bound is not checked there; every
     /// other check is.
@@ -39,7 +40,7 @@ import Testing
         let arguments = CommandLine.arguments
         guard let index = arguments.firstIndex(of: "--filter"), index + 1 < arguments.count else { return false }
         let filter = arguments[index + 1]
-        return filter.contains("FaultSoak") && !filter.contains("|")
+        return (filter.contains("FaultSoak") || filter.contains("HotPotatoSoakTests")) && !filter.contains("|")
     }()
 
     /// A case that has not finished after this long has hung (a case takes well under 10 s: the
