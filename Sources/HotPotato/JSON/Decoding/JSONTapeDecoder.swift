@@ -185,7 +185,9 @@ final class JSONTapeDecoder: JSONDecodingEngine {
             return .array(try elements(of: index)!.map { try materialize($0) })
         case .object:
             let members = try self.members(of: index)!
-            return .object(JSON.Object(uniqueMembers: try members.map { JSON.Object.Member(key: $0.key, value: try materialize($0.value)) }))
+            guard !members.isEmpty else { return .object(JSON.Object()) }
+            return .object(JSON.Object(
+                keys: JSONObjectKeys(unique: members.map(\.key), positions: nil), values: try members.map { try materialize($0.value) }))
         default:
             return leaf(index)
         }

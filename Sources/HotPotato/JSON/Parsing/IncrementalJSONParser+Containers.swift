@@ -70,7 +70,8 @@ extension IncrementalJSONParser {
         if isObject {
             let positions = frame.hasIndex ? keyIndexes.removeValue(forKey: frames.count) : nil
             return try complete(
-                .object(stack.popObject(keysFrom: frame.keyStart, valuesFrom: frame.valueStart, positions: positions)),
+                .object(stack.popObject(
+                    keysFrom: frame.keyStart, valuesFrom: frame.valueStart, positions: positions, keySets: &objectKeys)),
                 at: offset)
         }
         return try complete(.array(stack.popArray(from: frame.valueStart)), at: offset)

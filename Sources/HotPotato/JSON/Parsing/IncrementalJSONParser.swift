@@ -131,6 +131,8 @@ struct IncrementalJSONParser: ~Copyable {
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
     var keyCache = JSONKeyCache()
+    /// The key sets of the objects made lately, for objects with the same keys to share.
+    var objectKeys = JSONObjectKeysCache()
 
     /// - Parameters:
     ///   - path: `.elements`: the key path of the array, as components (`["data", "users"]`);

@@ -57,22 +57,18 @@ struct JSONValueStack: ~Copyable {
         return array
     }
 
-    /// Moves the keys from `keyStart` and the values from `valueStart` to the top (as many of
-    /// each) into an object.
-    mutating func popObject(keysFrom keyStart: Int, valuesFrom valueStart: Int, positions: [JSONMemberName: Int]?) -> JSON.Object {
+    /// Moves the values from `valueStart` to the top into an object, with the keys from
+    /// `keyStart` (as many) as its key set: one the object shares with an earlier object with the
+    /// same keys when `keySets` has it.
+    mutating func popObject(
+        keysFrom keyStart: Int, valuesFrom valueStart: Int, positions: [JSONMemberName: Int]?, keySets: inout JSONObjectKeysCache
+    ) -> JSON.Object {
         let count = valueCount - valueStart
         precondition(count == keyCount - keyStart, "An object has as many keys as values")
         guard count > 0 else { return JSON.Object() }
-        let keySource = keys + keyStart
-        let valueSource = values + valueStart
-        valueCount = valueStart
+        let keySet = keySets.keys(taking: keys + keyStart, fingerprints: fingerprints + keyStart, count: count, positions: positions)
         keyCount = keyStart
-        var members: [JSON.Object.Member] = []
-        members.reserveCapacity(count)
-        for index in 0..<count {
-            members.append(JSON.Object.Member(key: (keySource + index).move(), value: (valueSource + index).move()))
-        }
-        return JSON.Object(uniqueMembers: members, positions: positions)
+        return JSON.Object(keys: keySet, values: popArray(from: valueStart))
     }
 
     private mutating func growValues() {
