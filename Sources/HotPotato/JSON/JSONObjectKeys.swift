@@ -35,6 +35,14 @@ final class JSONObjectKeys: Sendable {
         }
     }
 
+    /// Whether the key at `index` has the UTF-8 bytes `bytes`.
+    @inline(__always)
+    func spells(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        keys.withUnsafeBufferPointer { keys in
+            JSONMemberName.withBytes(keys[index]) { JSONMemberName.same($0, bytes) }
+        }
+    }
+
     /// These keys and `key` after them (which is not among them).
     func appending(_ key: String) -> JSONObjectKeys {
         var positions = self.positions

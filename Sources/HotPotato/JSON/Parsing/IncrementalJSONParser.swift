@@ -91,6 +91,9 @@ struct IncrementalJSONParser: ~Copyable {
         /// Objects: one bit per key read, chosen by its fingerprint — a key whose bit is not set
         /// yet cannot repeat an earlier one, and needs no search.
         var keyBits: UInt64 = 0
+        /// `.build` object: its keys so far are those of ``predictedKeys`` at its depth, in order,
+        /// and are not on ``stack`` (see ``readKey(_:from:to:flags:origin:)``).
+        var predicting = false
     }
 
     var frames = ParserStack<Frame>()
@@ -133,6 +136,9 @@ struct IncrementalJSONParser: ~Copyable {
     var keyCache = JSONKeyCache()
     /// The key sets of the objects made lately, for objects with the same keys to share.
     var objectKeys = JSONObjectKeysCache()
+    /// By depth: the keys of the last object made there, which the next object there most likely
+    /// repeats (the records of an array).
+    var predictedKeys: [JSONObjectKeys?] = []
 
     /// - Parameters:
     ///   - path: `.elements`: the key path of the array, as components (`["data", "users"]`);

@@ -116,6 +116,9 @@ struct JSONValueStack: ~Copyable {
         keyCapacity = capacity
     }
 
+    /// The fingerprint of the empty key.
+    static let emptyFingerprint: UInt64 = 0
+
     /// A summary of a key's UTF-8 bytes: equal keys have equal fingerprints.
     static func fingerprint(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
         let raw = UnsafeRawPointer(bytes)
