@@ -74,7 +74,8 @@ extension IncrementalJSONParser {
         if isObject {
             let depth = frames.count
             if frame.predicting, let predicted = predictedKeys[depth], predicted.count == frame.count {
-                return try complete(.object(JSON.Object(keys: predicted, values: stack.popArray(from: frame.valueStart))), at: offset)
+                let values = stack.popArray(from: frame.valueStart, minimumCapacity: JSONValueStack.objectCapacity)
+                return try complete(.object(JSON.Object(keys: predicted, values: values)), at: offset)
             }
             var frame = frame
             if frame.predicting {

@@ -43,8 +43,9 @@ struct JSONValueStack: ~Copyable {
         values[index] = value
     }
 
-    /// Moves the values from `start` to the top into an array.
-    mutating func popArray(from start: Int) -> [JSON] {
+    /// Moves the values from `start` to the top into an array, with room for at least
+    /// `minimumCapacity`.
+    mutating func popArray(from start: Int, minimumCapacity: Int = 0) -> [JSON] {
         let count = valueCount - start
         guard count > 0 else { return [] }
         let source = values + start
@@ -52,7 +53,7 @@ struct JSONValueStack: ~Copyable {
         // reserveCapacity and append, rather than `init(unsafeUninitializedCapacity:)`, whose
         // unspecialised allocation looks the storage type up at run time on every call.
         var array: [JSON] = []
-        array.reserveCapacity(count)
+        array.reserveCapacity(Swift.max(count, minimumCapacity))
         for index in 0..<count { array.append((source + index).move()) }
         return array
     }
@@ -68,8 +69,16 @@ struct JSONValueStack: ~Copyable {
         guard count > 0 else { return JSON.Object() }
         let keySet = keySets.keys(taking: keys + keyStart, fingerprints: fingerprints + keyStart, count: count, positions: positions)
         keyCount = keyStart
-        return JSON.Object(keys: keySet, values: popArray(from: valueStart))
+        return JSON.Object(keys: keySet, values: popArray(from: valueStart, minimumCapacity: Self.objectCapacity))
     }
+
+    /// The least room an object's values are given: four values make a buffer of 128 bytes, more
+    /// than glibc keeps in its "fast bins". Chunks there are not merged when freed, and a tree of
+    /// many small objects left hundreds of thousands of them, cold, for one consolidation when the
+    /// tree's last, large buffer was freed: with objects of three values exactly sized, freeing
+    /// took about 15 % more of the time of parsing the mixed benchmark document (see
+    /// Benchmarks/notes/jsontree.md). Arrays keep their exact size.
+    static let objectCapacity = 4
 
     private mutating func growValues() {
         let capacity = valueCapacity * 2
