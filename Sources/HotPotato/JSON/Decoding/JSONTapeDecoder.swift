@@ -51,6 +51,13 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         if let slots = hintSlots { return JSONTapeKeyHints.slot(for: object, in: slots) }
         return keyHints.slot(for: object)
     }
+    /// Keyed containers given out, to be given out again once nothing else holds them.
+    @exclusivity(unchecked) var keyedContainers: [ReusableKeyedContainer] = []
+
+    deinit {
+        for container in keyedContainers { container.state.deallocate() }
+    }
+
     /// The entry whose coding path is empty: where the decoding started.
     private(set) var root: Int
     /// The entry of the value being decoded now.
