@@ -93,6 +93,12 @@ extension IncrementalJSONParser {
             }
             return try complete(.object(object), at: offset)
         }
+        guard !frames.isEmpty else {
+            // The top-level array: its elements are already in an array of their own.
+            var elements: [JSON] = []
+            swap(&elements, &rootElements)
+            return try complete(.array(elements), at: offset)
+        }
         return try complete(.array(stack.popArray(from: frame.valueStart)), at: offset)
     }
 
@@ -170,7 +176,11 @@ extension IncrementalJSONParser {
         case .build:
             let duplicateOf = frames[top].duplicateOf
             if duplicateOf < 0 {
-                stack.push(value)
+                if top == 0 && !frames[0].isObject {
+                    rootElements.append(value)
+                } else {
+                    stack.push(value)
+                }
             } else {
                 frames[top].duplicateOf = -1
                 if case .useLast = options.duplicateKeys {
