@@ -7,21 +7,34 @@ extension JSONTapeDecoder {
         if usesLookup { _ = try lookup(for: object) }
         let state = KeyedContainerState(object: object, last: end(of: object), hint: hintSlot(for: object), usesLookup: usesLookup)
         let keyType = ObjectIdentifier(Key.self)
-        var index = keyedContainers.count - 1
-        let lowest = Swift.max(0, index - 7)
-        while index >= lowest {
-            if keyedContainers[index].keyType == keyType, isKnownUniquelyReferenced(&keyedContainers[index].box) {
-                keyedContainers[index].state.pointee = state
-                return unsafeBitCast(keyedContainers[index].box, to: KeyedDecodingContainer<Key>.self)
+        if let block = containerBlock {
+            var index = containerCount - 1
+            while index >= 0 {
+                let slot = block + index
+                if slot.pointee.keyType == keyType, isKnownUniquelyReferenced(&slot.pointee.box) {
+                    slot.pointee.state = state
+                    return unsafeBitCast(slot.pointee.box!, to: KeyedDecodingContainer<Key>.self)
+                }
+                index -= 1
             }
-            index -= 1
         }
-        let stored = UnsafeMutablePointer<KeyedContainerState>.allocate(capacity: 1)
-        stored.initialize(to: state)
-        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, state: stored))
-        keyedContainers.append(ReusableKeyedContainer(keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self), state: stored))
+        if containerBlock == nil || containerCount == Self.containersPerBlock {
+            if let full = containerBlock { fullContainerBlocks.append(full) }
+            containerBlock = .allocate(capacity: Self.containersPerBlock)
+            containerCount = 0
+        }
+        let slot = containerBlock! + containerCount
+        // The box is set once the container holding the slot's state is made.
+        slot.initialize(to: ReusableKeyedContainer(keyType: keyType, box: nil, state: state))
+        containerCount += 1
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, state: slot.pointer(to: \.state)!))
+        slot.pointee.box = unsafeBitCast(container, to: AnyObject.self)
         return container
     }
+
+    /// Keyed containers kept in one block (one allocation) for giving out again; the last block's
+    /// are the ones looked at.
+    static let containersPerBlock = 8
 
     /// What a keyed container knows of its object: kept apart from the container, so that the
     /// container can be given out again for another object.
@@ -35,7 +48,7 @@ extension JSONTapeDecoder {
         var usesLookup: Bool
     }
 
-    /// A keyed container given out by this decoder, kept to be given out again.
+    /// A keyed container given out by this decoder, kept (with its state) to be given out again.
     ///
     /// `KeyedDecodingContainer` boxes its container in a class generic over it, and making one
     /// looks that class's metadata up at run time (a lock-free hash table, but about 900
@@ -46,10 +59,11 @@ extension JSONTapeDecoder {
     /// a struct holding nothing but its box, which is what `box` is.
     struct ReusableKeyedContainer {
         let keyType: ObjectIdentifier
-        var box: AnyObject
+        /// `nil` only while the container is being made.
+        var box: AnyObject?
         /// The container's state, freed with the decoder; a container kept past its decoding
         /// finds the scope closed before it reads it.
-        let state: UnsafeMutablePointer<KeyedContainerState>
+        var state: KeyedContainerState
     }
 
     /// The members of an object on the tape, looked up by coding key: compared with the

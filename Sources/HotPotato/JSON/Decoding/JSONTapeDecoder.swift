@@ -51,11 +51,21 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         if let slots = hintSlots { return JSONTapeKeyHints.slot(for: object, in: slots) }
         return keyHints.slot(for: object)
     }
-    /// Keyed containers given out, to be given out again once nothing else holds them.
-    @exclusivity(unchecked) var keyedContainers: [ReusableKeyedContainer] = []
+    /// Keyed containers given out, to be given out again once nothing else holds them: the
+    /// block being filled, how many of its slots are, and the blocks filled before it.
+    @exclusivity(unchecked) var containerBlock: UnsafeMutablePointer<ReusableKeyedContainer>?
+    @exclusivity(unchecked) var containerCount = 0
+    @exclusivity(unchecked) var fullContainerBlocks: [UnsafeMutablePointer<ReusableKeyedContainer>] = []
 
     deinit {
-        for container in keyedContainers { container.state.deallocate() }
+        if let containerBlock {
+            containerBlock.deinitialize(count: containerCount)
+            containerBlock.deallocate()
+        }
+        for block in fullContainerBlocks {
+            block.deinitialize(count: Self.containersPerBlock)
+            block.deallocate()
+        }
     }
 
     /// The entry whose coding path is empty: where the decoding started.
