@@ -36,6 +36,19 @@ guard arguments.count == 5, let count = Int(arguments[4]) else {
     exit(2)
 }
 let (name, url, destination) = (arguments[1], arguments[2], arguments[3])
+/// Fetches a small JSON document and parses it with `JSONSerialization`, as an AsyncHTTPClient
+/// user without a JSON library of their own would; its size.
+func smallJSON(_ client: HTTPClient, _ url: String) async throws -> Int64 {
+    let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
+    guard response.status == .ok else { throw HTTPClientError.invalidURL }
+    let body = try await response.body.collect(upTo: 1 << 20)
+    let data = Data(body.readableBytesView)
+    guard let array = try JSONSerialization.jsonObject(with: data) as? [Any], !array.isEmpty else {
+        throw HTTPClientError.invalidURL
+    }
+    return Int64(data.count)
+}
+
 /// Runs one case; returns the bytes received and the number of requests.
 func perform(_ name: String, _ url: String, _ destination: String, _ count: Int) async throws -> (Int64, Int) {
     let client = HTTPClient.shared
@@ -56,20 +69,22 @@ func perform(_ name: String, _ url: String, _ destination: String, _ count: Int)
         return (total, count)
     case "ahc-small":
         var bytes: Int64 = 0
-        for _ in 0..<count { bytes += try await collected(client, url) }
+        for _ in 0..<count { bytes += try await smallJSON(client, url) }
         return (bytes, count)
-    case "ahc-smallconcurrent":
+    case let name where name.hasPrefix("ahc-small") && Int(name.dropFirst("ahc-small".count)) != nil:
+        // `ahc-small16`, `ahc-small64`: that many tasks, each making its share of requests in turn.
+        let width = Int(name.dropFirst("ahc-small".count)) ?? 1
         let total = try await withThrowingTaskGroup(of: Int64.self) { group in
-            for _ in 0..<16 {
+            for _ in 0..<width {
                 group.addTask {
                     var bytes: Int64 = 0
-                    for _ in 0..<(count / 16) { bytes += try await collected(client, url) }
+                    for _ in 0..<(count / width) { bytes += try await smallJSON(client, url) }
                     return bytes
                 }
             }
             return try await group.reduce(0, +)
         }
-        return (total, count / 16 * 16)
+        return (total, count / width * width)
     default:
         throw HTTPClientError.invalidURL
     }

@@ -70,25 +70,34 @@ enum CaseRunner {
             }
             return (total, count)
         case "small":
+            // One request after another, each body parsed as `.asJSON()` gives it.
             var bytes: Int64 = 0
-            for _ in 0..<count { bytes += Int64(try await request.asData().content.count) }
+            for _ in 0..<count { bytes += try await smallJSON(session.get(url)) }
             return (bytes, count)
-        case "smallconcurrent":
+        case let job where job.hasPrefix("small") && Int(job.dropFirst("small".count)) != nil:
+            // `small16`, `small64`: that many tasks, each making its share of requests in turn.
+            let width = Int(job.dropFirst("small".count)) ?? 1
             let total = try await withThrowingTaskGroup(of: Int64.self) { group in
-                let perWorker = count / 16
-                for _ in 0..<16 {
+                for _ in 0..<width {
                     group.addTask {
                         var bytes: Int64 = 0
-                        for _ in 0..<perWorker { bytes += Int64(try await session.get(url).asData().content.count) }
+                        for _ in 0..<(count / width) { bytes += try await smallJSON(session.get(url)) }
                         return bytes
                     }
                 }
                 return try await group.reduce(0, +)
             }
-            return (total, count / 16 * 16)
+            return (total, count / width * width)
         default:
             throw HarnessError("unknown HotPotato job \(job)")
         }
+    }
+
+    /// Fetches a small JSON document through `.asJSON()`; its size.
+    private static func smallJSON(_ request: Request) async throws -> Int64 {
+        let response = try await request.asJSON().response()
+        guard response.content.arrayValue?.isEmpty == false else { throw HarnessError("empty JSON") }
+        return response.head.contentLength ?? 0
     }
 
     static func cpuSeconds() -> Double {

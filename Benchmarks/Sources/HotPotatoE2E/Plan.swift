@@ -96,10 +96,14 @@ struct Plan {
             count: 16, unit: .throughput, cases: hotPotato("parallel") + [peer("URLSession data delegate, 16 tasks", "parallel")]
                 + companion("AsyncHTTPClient, 16 streaming requests", "ahc-parallel")))
         scenarios.append(Scenario(title: "\(smallRequests) sequential GETs of 1 KiB JSON", file: "small.json", count: smallRequests,
-            unit: .requests, cases: hotPotato("small") + [peer("URLSession data(from:)", "small")] + companion("AsyncHTTPClient", "ahc-small")))
-        scenarios.append(Scenario(title: "\(smallRequests) GETs of 1 KiB JSON, 16 at a time", file: "small.json", count: smallRequests,
-            unit: .requests, cases: hotPotato("smallconcurrent") + [peer("URLSession data(from:)", "smallconcurrent")]
-                + companion("AsyncHTTPClient", "ahc-smallconcurrent")))
+            unit: .requests, cases: hotPotato("small") + [peer("URLSession data(from:) + JSONSerialization", "small")]
+                + companion("AsyncHTTPClient + JSONSerialization", "ahc-small")))
+        for width in [16, 64] {
+            scenarios.append(Scenario(title: "\(smallRequests) GETs of 1 KiB JSON, \(width) at a time", file: "small.json",
+                count: smallRequests, unit: .requests, cases: hotPotato("small\(width)")
+                    + [peer("URLSession data(from:) + JSONSerialization", "small\(width)")]
+                    + companion("AsyncHTTPClient + JSONSerialization", "ahc-small\(width)")))
+        }
         return scenarios
     }
 

@@ -7,6 +7,16 @@ import FoundationNetworking
 /// URLSession as its users use it, without HotPotato: the peers HotPotato's URLSession engine is
 /// measured against.
 enum RawURLSession {
+    /// Fetches a small JSON document with `data(from:)` and parses it with `JSONSerialization`, as
+    /// a URLSession user would; its size.
+    static func smallJSON(_ url: URL) async throws -> Int64 {
+        let (data, _) = try await URLSession.shared.data(from: url)
+        guard let array = try JSONSerialization.jsonObject(with: data) as? [Any], !array.isEmpty else {
+            throw HarnessError("empty JSON")
+        }
+        return Int64(data.count)
+    }
+
     static func run(_ job: String, url: URL, destination: URL, count: Int) async throws -> (Int64, Int) {
         switch job {
         case "download-completion":
@@ -28,20 +38,21 @@ enum RawURLSession {
             return (try await DataDelegate.run(Array(repeating: url, count: count), writingTo: nil), count)
         case "small":
             var bytes: Int64 = 0
-            for _ in 0..<count { bytes += Int64(try await URLSession.shared.data(from: url).0.count) }
+            for _ in 0..<count { bytes += try await smallJSON(url) }
             return (bytes, count)
-        case "smallconcurrent":
+        case let job where job.hasPrefix("small") && Int(job.dropFirst("small".count)) != nil:
+            let width = Int(job.dropFirst("small".count)) ?? 1
             let total = try await withThrowingTaskGroup(of: Int64.self) { group in
-                for _ in 0..<16 {
+                for _ in 0..<width {
                     group.addTask {
                         var bytes: Int64 = 0
-                        for _ in 0..<(count / 16) { bytes += Int64(try await URLSession.shared.data(from: url).0.count) }
+                        for _ in 0..<(count / width) { bytes += try await smallJSON(url) }
                         return bytes
                     }
                 }
                 return try await group.reduce(0, +)
             }
-            return (total, count / 16 * 16)
+            return (total, count / width * width)
         default:
             throw HarnessError("unknown URLSession job \(job)")
         }

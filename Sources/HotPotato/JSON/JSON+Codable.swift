@@ -40,8 +40,8 @@ extension JSON: Codable {
         }
         if case .object(let object) = self {
             var members = encoder.container(keyedBy: AnyCodingKey.self)
-            for member in object.members {
-                try members.encode(member.value, forKey: AnyCodingKey(member.key))
+            for (key, value) in zip(object.keys, object.values) {
+                try members.encode(value, forKey: AnyCodingKey(key))
             }
         }
     }

@@ -7,6 +7,11 @@ extension JSON {
     /// when they have the same keys with equal values, in any order (RFC 8259: objects are
     /// unordered).
     ///
+    /// An object keeps its keys apart from its values: the objects the parser makes with the same
+    /// keys in the same order (the records of a document) share one copy of those keys. Changing
+    /// an object's keys gives it a copy of its own; ``members`` is made from the two on each
+    /// access.
+    ///
     /// Keys are compared by their UTF-8 bytes, as RFC 8259 §8.3 describes, not by Swift's `String`
     /// comparison: `"é"` (precomposed) and `"e\u{301}"` (an `e` and a combining accent) are two
     /// keys, in objects of any size, as they are in the JSON text. ``dictionary`` is the exception:
@@ -38,59 +43,86 @@ extension JSON {
             }
         }
 
-        /// The members, in order, each key once.
-        public private(set) var members: [Member]
-        private var index: KeyIndex?
+        /// The keys, in order, each once: shared with the other objects that have the same keys
+        /// in the same order (see ``JSONObjectKeys``).
+        private(set) var keySet: JSONObjectKeys
+        /// The values, in the order of ``keySet``.
+        private(set) var values: [JSON]
+
+        /// The members, in order, each key once. Made from the object's keys and values on each
+        /// access (the object keeps them apart, so that objects with the same keys can share
+        /// them): to read members one by one, read ``keys`` and look values up by key, or iterate
+        /// the object once.
+        public var members: [Member] {
+            var members: [Member] = []
+            members.reserveCapacity(values.count)
+            for (key, value) in zip(keySet.keys, values) { members.append(Member(key: key, value: value)) }
+            return members
+        }
 
         /// Objects with more members than this get an index for their lookups.
         static let indexThreshold = 16
 
         /// Creates an empty object.
         public init() {
-            members = []
+            keySet = .empty
+            values = []
         }
 
         /// Creates an object from members in order; when a key repeats, the last value wins, in the
         /// first key's place.
         public init(_ members: some Sequence<Member>) {
-            self.init()
-            for member in members { self[member.key] = member.value }
-        }
-
-        /// Creates an object from members already known to have unique keys (the parser's case).
-        init(uniqueMembers: [Member]) {
-            members = uniqueMembers
-            if uniqueMembers.count > Self.indexThreshold { index = KeyIndex(uniqueMembers) }
-        }
-
-        /// Creates an object from members with unique keys and, when the caller has it, the
-        /// key → position table for them.
-        init(uniqueMembers: [Member], positions: [JSONMemberName: Int]?) {
-            members = uniqueMembers
-            if uniqueMembers.count > Self.indexThreshold {
-                index = positions.map(KeyIndex.init(positions:)) ?? KeyIndex(uniqueMembers)
+            var keys: [String] = []
+            var values: [JSON] = []
+            var positions: [JSONMemberName: Int] = [:]
+            for member in members {
+                if let position = positions[JSONMemberName(member.key)] {
+                    values[position] = member.value
+                } else {
+                    positions[JSONMemberName(member.key)] = keys.count
+                    keys.append(member.key)
+                    values.append(member.value)
+                }
             }
+            self.init(keys: keys.isEmpty ? .empty : JSONObjectKeys(unique: keys, positions: positions), values: values)
+        }
+
+        /// Creates an object from members already known to have unique keys.
+        init(uniqueMembers: [Member]) {
+            self.init(
+                keys: uniqueMembers.isEmpty ? .empty : JSONObjectKeys(unique: uniqueMembers.map(\.key), positions: nil),
+                values: uniqueMembers.map(\.value))
+        }
+
+        /// Creates an object from its keys and as many values, in the same order (the parser's
+        /// case).
+        init(keys: JSONObjectKeys, values: [JSON]) {
+            precondition(keys.count == values.count, "An object has as many keys as values")
+            keySet = keys
+            self.values = values
         }
 
         /// Creates an object from a dictionary, its keys sorted so that the order is stable.
         public init(_ dictionary: [String: JSON]) {
-            self.init(uniqueMembers: dictionary.keys.sorted().map { Member(key: $0, value: dictionary[$0]!) })
+            let keys = dictionary.keys.sorted()
+            self.init(
+                keys: keys.isEmpty ? .empty : JSONObjectKeys(unique: keys, positions: nil), values: keys.map { dictionary[$0]! })
         }
 
         /// The value of the member `key`, or `nil`. Setting a value adds the member at the end or
         /// replaces it in place; setting `nil` removes it.
         public subscript(key: String) -> JSON? {
-            get { position(of: key).map { members[$0].value } }
+            get { keySet.position(of: key).map { values[$0] } }
             set {
-                switch (position(of: key), newValue) {
+                switch (keySet.position(of: key), newValue) {
                 case let (position?, value?):
-                    members[position].value = value
+                    values[position] = value
                 case let (nil, value?):
-                    members.append(Member(key: key, value: value))
-                    if index != nil || members.count > Self.indexThreshold { index = KeyIndex(members) }
+                    keySet = keySet.appending(key)
+                    values.append(value)
                 case let (position?, nil):
-                    members.remove(at: position)
-                    index = members.count > Self.indexThreshold ? KeyIndex(members) : nil
+                    keySet = keySet.removing(at: position)
+                    values.remove(at: position)
                 case (nil, nil):
                     break
                 }
@@ -98,45 +130,29 @@ extension JSON {
         }
 
         /// The keys, in order.
-        public var keys: [String] { members.map(\.key) }
+        public var keys: [String] { keySet.keys }
 
         /// The number of members.
-        public var count: Int { members.count }
+        public var count: Int { values.count }
 
         /// Whether the object has no members.
-        public var isEmpty: Bool { members.isEmpty }
+        public var isEmpty: Bool { values.isEmpty }
 
         /// The members as a dictionary (order is lost). Keys that differ only in their Unicode
         /// normalization are one key to a Swift `Dictionary`: of those, the last member wins.
         public var dictionary: [String: JSON] {
-            Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            Dictionary(zip(keySet.keys, values), uniquingKeysWith: { _, last in last })
         }
 
         /// Where the member `key` is.
         func position(of key: String) -> Int? {
-            if let index { return index.positions[JSONMemberName(key)] }
-            return members.firstIndex { JSONMemberName.same($0.key, key) }
+            keySet.position(of: key)
         }
     }
 }
 
-/// A key → position table for large objects, shared between copies of an object.
-final class KeyIndex: Sendable {
-    let positions: [JSONMemberName: Int]
-
-    init(_ members: [JSON.Object.Member]) {
-        var positions = [JSONMemberName: Int](minimumCapacity: members.count)
-        for (position, member) in members.enumerated() { positions[JSONMemberName(member.key)] = position }
-        self.positions = positions
-    }
-
-    init(positions: [JSONMemberName: Int]) {
-        self.positions = positions
-    }
-}
-
 extension JSON.Object: Sequence {
-    /// Iterates over the members in order.
+    /// Iterates over the members in order (made once, as ``members`` makes them).
     public func makeIterator() -> IndexingIterator<[Member]> {
         members.makeIterator()
     }
@@ -146,8 +162,9 @@ extension JSON.Object: Hashable {
     /// Whether two objects have the same keys with equal values, in any order.
     public static func == (lhs: JSON.Object, rhs: JSON.Object) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for member in lhs.members {
-            guard let other = rhs[member.key], other == member.value else { return false }
+        if lhs.keySet === rhs.keySet { return lhs.values == rhs.values }
+        for (key, value) in zip(lhs.keySet.keys, lhs.values) {
+            guard let position = rhs.keySet.position(of: key), rhs.values[position] == value else { return false }
         }
         return true
     }
@@ -155,9 +172,11 @@ extension JSON.Object: Hashable {
     /// Hashes the members without regard to their order.
     public func hash(into hasher: inout Hasher) {
         var combined = 0
-        for member in members {
+        for (key, value) in zip(keySet.keys, values) {
+            // As `Member.hash(into:)` hashes a member.
             var memberHasher = Hasher()
-            memberHasher.combine(member)
+            memberHasher.combine(JSONMemberName(key))
+            memberHasher.combine(value)
             combined ^= memberHasher.finalize()
         }
         hasher.combine(count)

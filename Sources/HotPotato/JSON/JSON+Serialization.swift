@@ -47,12 +47,12 @@ struct JSONWriter {
         case .object(let members):
             guard !members.isEmpty else { output += "{}"; return }
             output += "{"
-            for (index, member) in members.members.enumerated() {
+            for (index, (key, value)) in zip(members.keys, members.values).enumerated() {
                 if index > 0 { output += "," }
                 newline(depth + 1)
-                writeString(member.key)
+                writeString(key)
                 output += pretty ? ": " : ":"
-                write(member.value, depth: depth + 1)
+                write(value, depth: depth + 1)
             }
             newline(depth)
             output += "}"

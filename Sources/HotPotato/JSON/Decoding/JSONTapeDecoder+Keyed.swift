@@ -1,10 +1,69 @@
 extension JSONTapeDecoder {
-    /// A keyed container for the object at `object`.
+    /// A keyed container for the object at `object`: one given out before for the same key type
+    /// when nothing holds it any more (see ``ReusableKeyedContainer``), otherwise a new one.
     func keyedContainer<Key: CodingKey>(keyedBy type: Key.Type, object: Int) throws -> KeyedDecodingContainer<Key> {
         let usesLookup = !usesDefaultKeys || tape[object].flags & JSONTapeEntry.mayRepeatKeys != 0
         // A repeated key under `.reject` is an error as soon as the object is opened.
         if usesLookup { _ = try lookup(for: object) }
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: object, usesLookup: usesLookup))
+        let state = KeyedContainerState(object: object, last: end(of: object), hint: hintSlot(for: object), usesLookup: usesLookup)
+        let keyType = ObjectIdentifier(Key.self)
+        if let block = containerBlock {
+            var index = containerCount - 1
+            while index >= 0 {
+                let slot = block + index
+                if slot.pointee.keyType == keyType, isKnownUniquelyReferenced(&slot.pointee.box) {
+                    slot.pointee.state = state
+                    return unsafeBitCast(slot.pointee.box!, to: KeyedDecodingContainer<Key>.self)
+                }
+                index -= 1
+            }
+        }
+        if containerBlock == nil || containerCount == Self.containersPerBlock {
+            if let full = containerBlock { fullContainerBlocks.append(full) }
+            containerBlock = .allocate(capacity: Self.containersPerBlock)
+            containerCount = 0
+        }
+        let slot = containerBlock! + containerCount
+        // The box is set once the container holding the slot's state is made.
+        slot.initialize(to: ReusableKeyedContainer(keyType: keyType, box: nil, state: state))
+        containerCount += 1
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, state: slot.pointer(to: \.state)!))
+        slot.pointee.box = unsafeBitCast(container, to: AnyObject.self)
+        return container
+    }
+
+    /// Keyed containers kept in one block (one allocation) for giving out again; the last block's
+    /// are the ones looked at.
+    static let containersPerBlock = 8
+
+    /// What a keyed container knows of its object: kept apart from the container, so that the
+    /// container can be given out again for another object.
+    struct KeyedContainerState {
+        /// The object's tape entry.
+        var object: Int
+        /// The entry after the object's last.
+        var last: Int
+        var hint: UnsafeMutablePointer<JSONTapeKeyHints.Hint>
+        /// Whether keys are found through the decoder's table rather than by their bytes.
+        var usesLookup: Bool
+    }
+
+    /// A keyed container given out by this decoder, kept (with its state) to be given out again.
+    ///
+    /// `KeyedDecodingContainer` boxes its container in a class generic over it, and making one
+    /// looks that class's metadata up at run time (a lock-free hash table, but about 900
+    /// instructions a container) before allocating the box: 7 % of the instructions of decoding
+    /// the mixed benchmark document, and a malloc and free per object. A container whose box only
+    /// this decoder still holds (`isKnownUniquelyReferenced`) cannot be used by anyone else, so
+    /// it is pointed at the next object of the same key type instead. `KeyedDecodingContainer` is
+    /// a struct holding nothing but its box, which is what `box` is.
+    struct ReusableKeyedContainer {
+        let keyType: ObjectIdentifier
+        /// `nil` only while the container is being made.
+        var box: AnyObject?
+        /// The container's state, freed with the decoder; a container kept past its decoding
+        /// finds the scope closed before it reads it.
+        var state: KeyedContainerState
     }
 
     /// The members of an object on the tape, looked up by coding key: compared with the
@@ -15,31 +74,32 @@ extension JSONTapeDecoder {
     /// every call, and a container holding a reference would be retained and released each time
     /// (a fifth of the cycles of decoding a document of small objects). It reaches its decoder
     /// unretained, after checking the decoding's scope, during which the decoding's first decoder
-    /// is alive. Strings, numbers and booleans of the expected kind are read straight from the
-    /// tape and the bytes; anything else goes through the decoder, for its conversions and errors.
+    /// is alive. What it knows of its object is in a ``KeyedContainerState`` its decoder keeps,
+    /// read only after the scope is checked. Strings, numbers and booleans of the expected kind
+    /// are read straight from the tape and the bytes; anything else goes through the decoder, for
+    /// its conversions and errors.
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        /// The object's tape entry.
-        let object: Int
+        private let state: UnsafeMutablePointer<KeyedContainerState>
         private let tape: UnsafePointer<JSONTapeEntry>
         private let base: UnsafePointer<UInt8>
-        /// The entry after the object's last.
-        private let last: Int
-        private let hint: UnsafeMutablePointer<JSONTapeKeyHints.Hint>
         private let scope: JSONDecodingScope
         private let decoder: Unmanaged<JSONTapeDecoder>
-        /// Whether keys are found through the decoder's table rather than by their bytes.
-        private let usesLookup: Bool
 
-        init(decoder: JSONTapeDecoder, object: Int, usesLookup: Bool) {
-            self.object = object
+        /// The object's tape entry.
+        var object: Int { state.pointee.object }
+        /// The entry after the object's last.
+        private var last: Int { state.pointee.last }
+        private var hint: UnsafeMutablePointer<JSONTapeKeyHints.Hint> { state.pointee.hint }
+        /// Whether keys are found through the decoder's table rather than by their bytes.
+        private var usesLookup: Bool { state.pointee.usesLookup }
+
+        init(decoder: JSONTapeDecoder, state: UnsafeMutablePointer<KeyedContainerState>) {
+            self.state = state
             tape = decoder.tape.baseAddress!
             // A document holding an object is never empty.
             base = decoder.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            last = decoder.end(of: object)
-            hint = decoder.hintSlot(for: object)
             scope = decoder.scope
             self.decoder = decoder.owner
-            self.usesLookup = usesLookup
         }
 
         /// Runs `body` with the decoding's first decoder, unretained, once the scope is checked.
@@ -50,12 +110,12 @@ extension JSONTapeDecoder {
         }
 
         var allKeys: [Key] {
+            scope.check()
             if usesLookup {
                 return withDecoder { decoder in
                     (try? decoder.lookup(for: object))?.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key.string) } ?? []
                 }
             }
-            scope.check()
             var keys: [Key] = []
             var position = object + 1
             while position < last {
@@ -80,12 +140,15 @@ extension JSONTapeDecoder {
 
         /// The entry of the value for `key` (as the key strategy has it), or `nil`.
         private func valueEntry(forKey key: String) -> Int? {
+            scope.check()
             if usesLookup {
+                let object = self.object
                 return withDecoder { (try? $0.lookup(for: object))?[JSONMemberName(key)] }
             }
-            scope.check()
-            var key = key
-            return key.withUTF8 { wanted in
+            let object = self.object
+            let last = self.last
+            let hint = self.hint
+            return JSONMemberName.withBytes(key) { wanted in
                 let hinted = hint.pointee.object == object ? hint.pointee.key : object + 1
                 if hinted < last, spells(hinted, wanted) {
                     hint.pointee = JSONTapeKeyHints.Hint(object: object, key: end(of: hinted + 1))

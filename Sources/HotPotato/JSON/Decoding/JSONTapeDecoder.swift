@@ -51,6 +51,23 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         if let slots = hintSlots { return JSONTapeKeyHints.slot(for: object, in: slots) }
         return keyHints.slot(for: object)
     }
+    /// Keyed containers given out, to be given out again once nothing else holds them: the
+    /// block being filled, how many of its slots are, and the blocks filled before it.
+    @exclusivity(unchecked) var containerBlock: UnsafeMutablePointer<ReusableKeyedContainer>?
+    @exclusivity(unchecked) var containerCount = 0
+    @exclusivity(unchecked) var fullContainerBlocks: [UnsafeMutablePointer<ReusableKeyedContainer>] = []
+
+    deinit {
+        if let containerBlock {
+            containerBlock.deinitialize(count: containerCount)
+            containerBlock.deallocate()
+        }
+        for block in fullContainerBlocks {
+            block.deinitialize(count: Self.containersPerBlock)
+            block.deallocate()
+        }
+    }
+
     /// The entry whose coding path is empty: where the decoding started.
     private(set) var root: Int
     /// The entry of the value being decoded now.
@@ -185,7 +202,9 @@ final class JSONTapeDecoder: JSONDecodingEngine {
             return .array(try elements(of: index)!.map { try materialize($0) })
         case .object:
             let members = try self.members(of: index)!
-            return .object(JSON.Object(uniqueMembers: try members.map { JSON.Object.Member(key: $0.key, value: try materialize($0.value)) }))
+            guard !members.isEmpty else { return .object(JSON.Object()) }
+            return .object(JSON.Object(
+                keys: JSONObjectKeys(unique: members.map(\.key), positions: nil), values: try members.map { try materialize($0.value) }))
         default:
             return leaf(index)
         }

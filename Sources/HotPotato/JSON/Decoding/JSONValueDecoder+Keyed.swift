@@ -20,7 +20,7 @@ extension JSONValueDecoder {
             if decoder.strategies.usesDefaultKeys {
                 positions = nil
             } else {
-                let indexed = object.members.enumerated().map { (key: $0.element.key, value: $0.offset) }
+                let indexed = object.keys.enumerated().map { (key: $0.element, value: $0.offset) }
                 positions = decoder.convertedKeys(of: indexed, at: node)
             }
         }
@@ -31,7 +31,7 @@ extension JSONValueDecoder {
             if let positions {
                 return positions.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key.string) }
             }
-            return object.members.compactMap { Key(stringValue: $0.key) }
+            return object.keys.compactMap { Key(stringValue: $0) }
         }
 
         func contains(_ key: Key) -> Bool {
@@ -44,18 +44,18 @@ extension JSONValueDecoder {
 
         private func value(forKey key: String) -> JSON? {
             if let positions {
-                return positions[JSONMemberName(key)].map { object.members[$0].value }
+                return positions[JSONMemberName(key)].map { object.values[$0] }
             }
             // Types decode their keys in the order they declare them, which is usually the
             // order of the document: try the member after the last one found first.
-            let members = object.members
-            if cursor < members.count, JSONMemberName.same(members[cursor].key, key) {
+            let keys = object.keys
+            if cursor < keys.count, JSONMemberName.same(keys[cursor], key) {
                 defer { cursor += 1 }
-                return members[cursor].value
+                return object.values[cursor]
             }
             guard let position = object.position(of: key) else { return nil }
             cursor = position + 1
-            return members[position].value
+            return object.values[position]
         }
 
         private func require(_ key: Key) throws -> JSON {

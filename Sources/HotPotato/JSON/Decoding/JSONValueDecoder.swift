@@ -94,7 +94,7 @@ final class JSONValueDecoder: JSONDecodingEngine {
 
     func members(of ref: JSON) -> [(key: String, value: JSON)]? {
         guard case .object(let object) = ref else { return nil }
-        return object.members.map { ($0.key, $0.value) }
+        return Array(zip(object.keys, object.values))
     }
 
     func numberAsDouble(_ ref: JSON) -> Double? {

@@ -34,7 +34,11 @@ extension IncrementalJSONParser {
             return
         }
         if case .target = role { targetSeen = true }
-        frames.append(Frame(isObject: isObject, role: role, valueStart: stack.valueCount, keyStart: stack.keyCount))
+        var frame = Frame(isObject: isObject, role: role, valueStart: stack.valueCount, keyStart: stack.keyCount)
+        if isObject, case .build = role, frames.count < predictedKeys.count, predictedKeys[frames.count] != nil {
+            frame.predicting = true
+        }
+        frames.append(frame)
     }
 
     /// The role of a child of a frame on the key path.
@@ -68,10 +72,32 @@ extension IncrementalJSONParser {
             return completeUnbuilt()
         }
         if isObject {
-            let positions = frame.hasIndex ? keyIndexes.removeValue(forKey: frames.count) : nil
-            return try complete(
-                .object(stack.popObject(keysFrom: frame.keyStart, valuesFrom: frame.valueStart, positions: positions)),
-                at: offset)
+            let depth = frames.count
+            if frame.predicting, let predicted = predictedKeys[depth], predicted.count == frame.count {
+                let values = stack.popArray(from: frame.valueStart, minimumCapacity: JSONValueStack.objectCapacity)
+                return try complete(.object(JSON.Object(keys: predicted, values: values)), at: offset)
+            }
+            var frame = frame
+            if frame.predicting {
+                // Fewer keys than predicted: put those read on the stack after all.
+                frames.append(frame)
+                try unpredict(depth, keys: frame.count)
+                frame = frames.removeLast()
+            }
+            let positions = frame.hasIndex ? keyIndexes.removeValue(forKey: depth) : nil
+            let object = stack.popObject(
+                keysFrom: frame.keyStart, valuesFrom: frame.valueStart, positions: positions, keySets: &objectKeys)
+            if !object.isEmpty {
+                if depth >= predictedKeys.count { predictedKeys.append(contentsOf: repeatElement(nil, count: depth + 1 - predictedKeys.count)) }
+                predictedKeys[depth] = object.keySet
+            }
+            return try complete(.object(object), at: offset)
+        }
+        guard !frames.isEmpty else {
+            // The top-level array: its elements are already in an array of their own.
+            var elements: [JSON] = []
+            swap(&elements, &rootElements)
+            return try complete(.array(elements), at: offset)
         }
         return try complete(.array(stack.popArray(from: frame.valueStart)), at: offset)
     }
@@ -150,7 +176,11 @@ extension IncrementalJSONParser {
         case .build:
             let duplicateOf = frames[top].duplicateOf
             if duplicateOf < 0 {
-                stack.push(value)
+                if top == 0 && !frames[0].isObject {
+                    rootElements.append(value)
+                } else {
+                    stack.push(value)
+                }
             } else {
                 frames[top].duplicateOf = -1
                 if case .useLast = options.duplicateKeys {
@@ -207,6 +237,15 @@ extension IncrementalJSONParser {
         let top = frames.count - 1
         switch frames[top].role {
         case .build:
+            if frames[top].predicting {
+                // The key the last object at this depth had here: only its bytes are compared.
+                let index = frames[top].count
+                if !flags.hasEscape, let predicted = predictedKeys[top], index < predicted.count,
+                   predicted.spells(index, UnsafeBufferPointer(start: base + start, count: end - start)) {
+                    return
+                }
+                try unpredict(top, keys: index)
+            }
             let key: String
             let fingerprint: UInt64
             if flags.hasEscape {
@@ -250,6 +289,21 @@ extension IncrementalJSONParser {
                 kind: .key, payload: try tapeOffset(origin + Int64(start)), length: UInt32(end - start), flags: flags.tapeFlags))
         case .skip, .target:
             try checkString(base, from: start, to: end, flags: flags, origin: origin)
+        }
+    }
+
+    /// The object at depth `top` turns out not to have the keys predicted for it: its first
+    /// `count` keys, which it had, are put on the stack as ``readKey(_:from:to:flags:origin:)``
+    /// would have put them.
+    private mutating func unpredict(_ top: Int, keys count: Int) throws {
+        frames[top].predicting = false
+        guard count > 0, let predicted = predictedKeys[top] else { return }
+        for index in 0..<count {
+            let key = predicted.keys[index]
+            let fingerprint = JSONMemberName.withBytes(key) { bytes in
+                bytes.baseAddress.map { JSONValueStack.fingerprint($0, count: bytes.count) } ?? JSONValueStack.emptyFingerprint
+            }
+            try insertKey(key, fingerprint: fingerprint, into: top, at: tokenEnd)
         }
     }
 

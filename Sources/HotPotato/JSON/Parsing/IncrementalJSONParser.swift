@@ -4,7 +4,9 @@
 /// It is a state machine over an explicit stack of open arrays and objects (so deep nesting cannot
 /// overflow the call stack, and the depth is limited anyway). The children of open containers
 /// wait on one ``JSONValueStack`` and are moved into an exactly sized array when their container
-/// closes. A token cut by a chunk boundary is carried over: its bytes are kept until the next
+/// closes (an object's values into one with room for at least four; see
+/// ``JSONValueStack/objectCapacity``), except the elements of a top-level array, which go straight
+/// into theirs. Objects with the same keys share them (see ``JSONObjectKeys``). A token cut by a chunk boundary is carried over: its bytes are kept until the next
 /// chunk completes it, so every byte is looked at a bounded number of times.
 ///
 /// Four modes:
@@ -91,10 +93,18 @@ struct IncrementalJSONParser: ~Copyable {
         /// Objects: one bit per key read, chosen by its fingerprint — a key whose bit is not set
         /// yet cannot repeat an earlier one, and needs no search.
         var keyBits: UInt64 = 0
+        /// `.build` object: its keys so far are those of ``predictedKeys`` at its depth, in order,
+        /// and are not on ``stack`` (see ``readKey(_:from:to:flags:origin:)``).
+        var predicting = false
     }
 
     var frames = ParserStack<Frame>()
     var stack = JSONValueStack()
+    /// The elements of a top-level array being built, appended to the array that becomes its
+    /// value rather than kept on ``stack`` and moved there when it closes: the largest array of
+    /// most documents is then never held twice (a sixth of the tree's peak memory for a document
+    /// of many small rows).
+    var rootElements: [JSON] = []
     /// Key → position tables of the open objects with many members, by depth.
     var keyIndexes: [Int: [JSONMemberName: Int]] = [:]
     var root: JSON?
@@ -131,6 +141,11 @@ struct IncrementalJSONParser: ~Copyable {
     /// Reused for strings with escapes.
     var scratch: [UInt8] = []
     var keyCache = JSONKeyCache()
+    /// The key sets of the objects made lately, for objects with the same keys to share.
+    var objectKeys = JSONObjectKeysCache()
+    /// By depth: the keys of the last object made there, which the next object there most likely
+    /// repeats (the records of an array).
+    var predictedKeys: [JSONObjectKeys?] = []
 
     /// - Parameters:
     ///   - path: `.elements`: the key path of the array, as components (`["data", "users"]`);

@@ -43,8 +43,9 @@ struct JSONValueStack: ~Copyable {
         values[index] = value
     }
 
-    /// Moves the values from `start` to the top into an array.
-    mutating func popArray(from start: Int) -> [JSON] {
+    /// Moves the values from `start` to the top into an array, with room for at least
+    /// `minimumCapacity`.
+    mutating func popArray(from start: Int, minimumCapacity: Int = 0) -> [JSON] {
         let count = valueCount - start
         guard count > 0 else { return [] }
         let source = values + start
@@ -52,28 +53,32 @@ struct JSONValueStack: ~Copyable {
         // reserveCapacity and append, rather than `init(unsafeUninitializedCapacity:)`, whose
         // unspecialised allocation looks the storage type up at run time on every call.
         var array: [JSON] = []
-        array.reserveCapacity(count)
+        array.reserveCapacity(Swift.max(count, minimumCapacity))
         for index in 0..<count { array.append((source + index).move()) }
         return array
     }
 
-    /// Moves the keys from `keyStart` and the values from `valueStart` to the top (as many of
-    /// each) into an object.
-    mutating func popObject(keysFrom keyStart: Int, valuesFrom valueStart: Int, positions: [JSONMemberName: Int]?) -> JSON.Object {
+    /// Moves the values from `valueStart` to the top into an object, with the keys from
+    /// `keyStart` (as many) as its key set: one the object shares with an earlier object with the
+    /// same keys when `keySets` has it.
+    mutating func popObject(
+        keysFrom keyStart: Int, valuesFrom valueStart: Int, positions: [JSONMemberName: Int]?, keySets: inout JSONObjectKeysCache
+    ) -> JSON.Object {
         let count = valueCount - valueStart
         precondition(count == keyCount - keyStart, "An object has as many keys as values")
         guard count > 0 else { return JSON.Object() }
-        let keySource = keys + keyStart
-        let valueSource = values + valueStart
-        valueCount = valueStart
+        let keySet = keySets.keys(taking: keys + keyStart, fingerprints: fingerprints + keyStart, count: count, positions: positions)
         keyCount = keyStart
-        var members: [JSON.Object.Member] = []
-        members.reserveCapacity(count)
-        for index in 0..<count {
-            members.append(JSON.Object.Member(key: (keySource + index).move(), value: (valueSource + index).move()))
-        }
-        return JSON.Object(uniqueMembers: members, positions: positions)
+        return JSON.Object(keys: keySet, values: popArray(from: valueStart, minimumCapacity: Self.objectCapacity))
     }
+
+    /// The least room an object's values are given: four values make a buffer of 128 bytes, more
+    /// than glibc keeps in its "fast bins". Chunks there are not merged when freed, and a tree of
+    /// many small objects left hundreds of thousands of them, cold, for one consolidation when the
+    /// tree's last, large buffer was freed: with objects of three values exactly sized, freeing
+    /// took about 15 % more of the time of parsing the mixed benchmark document (see
+    /// Benchmarks/notes/jsontree.md). Arrays keep their exact size.
+    static let objectCapacity = 4
 
     private mutating func growValues() {
         let capacity = valueCapacity * 2
@@ -119,6 +124,9 @@ struct JSONValueStack: ~Copyable {
         fingerprints = grownFingerprints
         keyCapacity = capacity
     }
+
+    /// The fingerprint of the empty key.
+    static let emptyFingerprint: UInt64 = 0
 
     /// A summary of a key's UTF-8 bytes: equal keys have equal fingerprints.
     static func fingerprint(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
