@@ -15,6 +15,7 @@ extension CurlTransfer {
         guard let url = request.url?.absoluteString else {
             throw HotPotatoError(.invalidRequest, reason: "The request has no URL.")
         }
+        urlText = url
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         func long(_ option: Int32, _ value: Int) { hp_curl_setopt_long(handle, option, value) }
         func string(_ option: Int32, _ value: String?) {
