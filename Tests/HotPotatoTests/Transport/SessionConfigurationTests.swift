@@ -10,7 +10,7 @@ import Testing
 /// one of them is given another.
 @Suite struct SessionConfigurationTests {
     @Test func urlSessionConfigurationKeepsChangesMadeThroughIt() {
-        var configuration = Session.Configuration()
+        let configuration = Session.Configuration()
         configuration.urlSessionConfiguration.timeoutIntervalForRequest = 7
         configuration.urlSessionConfiguration.httpAdditionalHeaders = ["X-Test": "1"]
         #expect(configuration.urlSessionConfiguration.timeoutIntervalForRequest == 7)
