@@ -35,9 +35,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // End to end: about 137 mallocs a request at `curlsmall` (13 725-13 727 per 100 over three
-    // runs: the loopback server allocates nothing per request, and the connection is made in the
-    // warm-up). 60 over the committed count is less than one malloc more per request.
+    // End to end: about 128 mallocs a request (12 823 per 100 in each of three runs: the loopback
+    // server allocates nothing per request, and the connection is made in the warm-up). 60 over
+    // the committed count is less than one malloc more per request.
     var endToEnd = Benchmark.defaultConfiguration
     endToEnd.thresholds = [.mallocCountTotal: .init(absolute: [.p90: 60])]
     let server = LoopbackServer(response: SmallJSON.response)
