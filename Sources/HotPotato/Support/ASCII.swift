@@ -9,6 +9,17 @@ enum ASCII {
     static func caseInsensitiveEquals(_ lhs: String, _ rhs: String) -> Bool {
         // Case folding keeps each byte's length: texts of different lengths never match.
         guard lhs.utf8.count == rhs.utf8.count else { return false }
+        // Header names are native strings: compare their bytes in place.
+        if let result = lhs.utf8.withContiguousStorageIfAvailable({ left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                for index in 0..<left.count where lowercased(left[index]) != lowercased(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }), let result {
+            return result
+        }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {
