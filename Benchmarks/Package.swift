@@ -14,7 +14,7 @@
 
 import PackageDescription
 
-let benchmarkTargets = ["HandlerThroughput", "FileWriting", "TextDecoding", "JSONParsing"]
+let benchmarkTargets = ["HandlerThroughput", "FileWriting", "TextDecoding", "JSONParsing", "SmallRequests"]
 
 let package = Package(
     name: "HotPotatoBenchmarks",

@@ -10,14 +10,18 @@ import Foundation
 public final class Call<Content: Sendable>: Sendable {
     private let completion: Completion<Content>
     private let cancelAction: @Sendable () -> Void
+    private let reporter: ProgressReporter
 
     /// The body's progress, throttled; the sequence ends when the call completes. It keeps only
-    /// the newest update for a slow reader.
-    public let progress: AsyncStream<TransferProgress>
+    /// the newest update for a slow reader. Every read returns the same sequence, which starts
+    /// with the newest update made before it was first read.
+    public var progress: AsyncStream<TransferProgress> {
+        reporter.stream
+    }
 
-    init(completion: Completion<Content>, progress: AsyncStream<TransferProgress>, cancel: @escaping @Sendable () -> Void) {
+    init(completion: Completion<Content>, progress: ProgressReporter, cancel: @escaping @Sendable () -> Void) {
         self.completion = completion
-        self.progress = progress
+        self.reporter = progress
         self.cancelAction = cancel
     }
 

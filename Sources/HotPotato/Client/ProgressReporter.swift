@@ -2,28 +2,49 @@ import Foundation
 
 /// Throttles progress updates and delivers them to a callback (on its queue) and to the call's
 /// `AsyncStream`, never from the transfer's own thread.
+///
+/// The stream is made when ``stream`` is first read, with the newest update so far (and already
+/// finished when the call is): what a reader that had not read yet would find in a stream that
+/// keeps only the newest update. Most calls are never followed, and making a stream costs a
+/// dozen allocations.
 final class ProgressReporter: Sendable {
     private struct State {
         var lastReport: UInt64 = 0
         var lastBytes: Int64 = -1
         var finished = false
+        /// The newest update reported, for a stream made afterwards.
+        var latest: TransferProgress?
+        var stream: AsyncStream<TransferProgress>?
+        var continuation: AsyncStream<TransferProgress>.Continuation?
     }
 
     private let interval: UInt64
     private let callback: (@Sendable (TransferProgress) -> Void)?
     private let queue: DispatchQueue?
-    private let continuation: AsyncStream<TransferProgress>.Continuation
     private let state = Locked(State())
-
-    /// The updates, for ``Call/progress``.
-    let stream: AsyncStream<TransferProgress>
 
     init(interval: TimeInterval, queue: DispatchQueue?, callback: (@Sendable (TransferProgress) -> Void)?) {
         self.interval = UInt64(max(0, interval) * 1_000_000_000)
         self.callback = callback
         // A queue of the call's own only when there is a callback to call on it.
         self.queue = callback == nil ? nil : queue ?? DispatchQueue(label: "HotPotato.progress")
-        (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The updates, for ``Call/progress``: the same stream every time.
+    var stream: AsyncStream<TransferProgress> {
+        state.withLock { state in
+            if let stream = state.stream { return stream }
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+            if let latest = state.latest { continuation.yield(latest) }
+            if state.finished {
+                continuation.finish()
+            } else {
+                state.continuation = continuation
+            }
+            state.stream = stream
+            return stream
+        }
     }
 
     /// Reports progress if the interval has passed since the last report, or if `force` is set.
@@ -34,10 +55,12 @@ final class ProgressReporter: Sendable {
             guard force || now &- state.lastReport >= interval || state.lastBytes < 0 else { return false }
             state.lastReport = now
             state.lastBytes = progress.bytesReceived
+            state.latest = progress
+            // Under the lock, so that a stream being made meanwhile gets each update once.
+            state.continuation?.yield(progress)
             return true
         }
         guard due else { return }
-        continuation.yield(progress)
         if let callback, let queue {
             queue.async { callback(progress) }
         }
@@ -45,10 +68,13 @@ final class ProgressReporter: Sendable {
 
     /// Ends the stream; later reports are dropped.
     func finish() {
-        let first = state.withLock { state -> Bool in
-            defer { state.finished = true }
-            return !state.finished
+        let continuation = state.withLock { state -> AsyncStream<TransferProgress>.Continuation? in
+            defer {
+                state.finished = true
+                state.continuation = nil
+            }
+            return state.finished ? nil : state.continuation
         }
-        if first { continuation.finish() }
+        continuation?.finish()
     }
 }

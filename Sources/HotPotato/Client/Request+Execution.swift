@@ -47,7 +47,7 @@ extension Request {
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? configuration.errorBodyLimit,
             progress: progress, onHead: options.headCallback)
         let sink: any TransferSink = transfer
-        let call = Call(completion: transfer.completion, progress: progress.stream, cancel: { sink.cancel() })
+        let call = Call(completion: transfer.completion, progress: progress, cancel: { sink.cancel() })
         do {
             var urlRequest = try spec.makeURLRequest(defaults: configuration)
             try transfer.adapt(&urlRequest)

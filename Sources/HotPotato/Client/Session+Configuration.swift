@@ -69,10 +69,36 @@ extension Session {
         /// same name wins), so that the redirect rule of ``maximumRedirects`` applies to them.
         /// On Linux the copy has no `urlCache`: FoundationNetworking's cache lookup races with
         /// cancellation and can crash the process, and it gathers cacheable bodies in memory.
-        /// Default `.ephemeral`.
-        public var urlSessionConfiguration: URLSessionConfiguration = .ephemeral
+        /// Default `.ephemeral`, made on first use (a curl session never makes it: it costs about a
+        /// millisecond, most of it setting up a cookie store).
+        public var urlSessionConfiguration: URLSessionConfiguration {
+            get { urlSessionConfigurationStorage.value }
+            set { urlSessionConfigurationStorage = LazyURLSessionConfiguration(newValue) }
+        }
+
+        /// Shared by copies of the configuration, as the object it holds would be.
+        private var urlSessionConfigurationStorage = LazyURLSessionConfiguration()
 
         /// Creates the default configuration.
         public init() {}
+    }
+}
+
+/// A `URLSessionConfiguration`, the default `.ephemeral` one made on first use.
+final class LazyURLSessionConfiguration: @unchecked Sendable {
+    private let lock = NSLock()
+    private var configuration: URLSessionConfiguration?
+
+    init(_ configuration: URLSessionConfiguration? = nil) {
+        self.configuration = configuration
+    }
+
+    var value: URLSessionConfiguration {
+        lock.lock()
+        defer { lock.unlock() }
+        if let configuration { return configuration }
+        let made = URLSessionConfiguration.ephemeral
+        configuration = made
+        return made
     }
 }

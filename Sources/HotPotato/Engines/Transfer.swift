@@ -28,6 +28,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private let driver: ResponseDriver<Handler>
     /// Guarded by `handlerLock`.
     private var headTime: TimeInterval?
+    /// The outcome, once settled: written once, under `handlerLock`, by the thread that then
+    /// hands it to the ``Completion`` (see ``deliver(_:)``).
+    private var outcome: Completion<Handler.Content>.Outcome?
     /// Guarded by `handlerLock`: the body length progress reports as expected.
     private var expectedBytes: Int64?
     /// Guarded by `handlerLock`: the buffer borrowed chunks are copied into for handlers that may
@@ -48,13 +51,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         var pendingFailure: HotPotatoError?
     }
 
-    /// What a handler call leaves to do once the handler lock is released: a progress update, and
-    /// the settled outcome with the engine's stop.
-    private struct Aftermath {
-        var report: (progress: TransferProgress, force: Bool)?
-        var outcome: Completion<Handler.Content>.Outcome?
-        var stopEngine: (@Sendable () -> Void)?
-    }
+    private typealias Aftermath = TransferAftermath
 
     init(
         handler: Handler, errorBodyLimit: Int, progress: ProgressReporter,
@@ -231,21 +228,24 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
             defer { flags.stopEngine = nil }
             return flags.stopEngine
         }
+        let outcome: Completion<Handler.Content>.Outcome
         switch result {
         case .success(let content):
             let head = driver.head ?? ResponseHead(status: 0)
             let timings = TransferTimings(start: start, head: headTime, total: elapsed)
-            aftermath.outcome = .success(Response(head: head, content: content, timings: timings))
+            outcome = .success(Response(head: head, content: content, timings: timings))
         case .failure(let error):
-            aftermath.outcome = .failure(error)
+            outcome = .failure(error)
         }
+        self.outcome = outcome
+        aftermath.settles = true
     }
 
     /// Called with the handler lock released: resumes the callers, updates progress and stops
     /// the engine, none of which may wait for anything the lock's holder could be waiting for.
     private func deliver(_ aftermath: Aftermath) {
         if let report = aftermath.report { progress.report(report.progress, force: report.force) }
-        guard let outcome = aftermath.outcome else { return }
+        guard aftermath.settles, let outcome else { return }
         progress.finish()
         completion.settle(outcome)
         aftermath.stopEngine?()
@@ -255,4 +255,15 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private func currentProgress(_ driver: ResponseDriver<Handler>) -> TransferProgress {
         TransferProgress(bytesReceived: driver.bytesReceived, expectedBytes: expectedBytes)
     }
+}
+
+/// What a handler call leaves to do once the handler lock is released: a progress update, and
+/// the settling of the outcome with the engine's stop. Not generic (nor nested in ``Transfer``,
+/// which would make it so): it is made for every handler call, and a generic one costs
+/// run-time metadata look-ups each time.
+private struct TransferAftermath {
+    var report: (progress: TransferProgress, force: Bool)?
+    /// Whether the call's outcome was settled: the ``Completion`` is to be told.
+    var settles = false
+    var stopEngine: (@Sendable () -> Void)?
 }

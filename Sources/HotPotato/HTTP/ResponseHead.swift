@@ -41,11 +41,23 @@ public struct ResponseHead: Sendable, Hashable {
     /// that apart from an absent header. (libcurl alone would read `1e3` as 1 and skip a value
     /// too large for it, letting a truncated body pass as complete.)
     public var contentLength: Int64? {
-        let values = headers.values(for: "Content-Length")
-            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
-        return ASCII.decimalInt64(first)
+        // Byte by byte, without Foundation's Unicode trimming: this runs several times a response.
+        var first: Substring?
+        for field in headers.fields where HTTPHeaders.namesMatch(field.name, "Content-Length") {
+            var rest = Substring(field.value)
+            while true {
+                let comma = rest.utf8.firstIndex(of: UInt8(ascii: ","))
+                let value = ASCII.trimmingWhitespace(comma.map { rest[..<$0] } ?? rest)
+                if let first {
+                    guard value == first else { return nil }
+                } else {
+                    first = value
+                }
+                guard let comma else { break }
+                rest = rest[rest.utf8.index(after: comma)...]
+            }
+        }
+        return first.flatMap { ASCII.decimalInt64($0) }
     }
 
     /// Whether the response has a `Content-Length` that does not parse (see ``contentLength``):
@@ -57,9 +69,10 @@ public struct ResponseHead: Sendable, Hashable {
 
     /// The `Content-Encoding` codings, lowercased (`["gzip"]`); empty when absent or `identity`.
     public var contentEncodings: [String] {
-        headers.values(for: "Content-Encoding")
+        guard headers.contains("Content-Encoding") else { return [] }
+        return headers.values(for: "Content-Encoding")
             .flatMap { $0.split(separator: ",") }
-            .map { ASCII.lowercased($0.trimmingCharacters(in: .whitespaces)) }
+            .map { ASCII.lowercased(String(ASCII.trimmingWhitespace($0))) }
             .filter { !$0.isEmpty && $0 != "identity" }
     }
 

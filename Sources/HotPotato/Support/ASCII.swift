@@ -7,6 +7,19 @@ enum ASCII {
     }
 
     static func caseInsensitiveEquals(_ lhs: String, _ rhs: String) -> Bool {
+        // Case folding keeps each byte's length: texts of different lengths never match.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        // Header names are native strings: compare their bytes in place.
+        if let result = lhs.utf8.withContiguousStorageIfAvailable({ left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                for index in 0..<left.count where lowercased(left[index]) != lowercased(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }), let result {
+            return result
+        }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {
@@ -29,6 +42,14 @@ enum ASCII {
 
     static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09
+    }
+
+    /// `text` without the spaces and tabs around it (RFC 9110's optional whitespace).
+    static func trimmingWhitespace(_ text: Substring) -> Substring {
+        let utf8 = text.utf8
+        guard let start = utf8.firstIndex(where: { !isWhitespace($0) }),
+              let last = utf8.lastIndex(where: { !isWhitespace($0) }) else { return text[text.endIndex...] }
+        return Substring(utf8[start...last])
     }
 
     /// Whether `byte` may appear in an RFC 9110 token (`tchar`).

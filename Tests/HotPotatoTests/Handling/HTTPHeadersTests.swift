@@ -48,6 +48,20 @@ import Testing
         #expect(head(headers: [("Content-Length", "99999999999999999999999")]).contentLength == nil)
     }
 
+    /// Only spaces and tabs surround a value (RFC 9110's optional whitespace); an empty list
+    /// member is a value of its own, and other whitespace is part of the value.
+    @Test func contentLengthWhitespace() {
+        #expect(head(headers: [("Content-Length", " 12 ,\t12\t")]).contentLength == 12)
+        #expect(head(headers: [("Content-Length", "12,,12")]).contentLength == nil)
+        #expect(head(headers: [("Content-Length", "12,")]).contentLength == nil)
+        #expect(head(headers: [("Content-Length", "\u{A0}12")]).contentLength == nil)
+        #expect(head(headers: [("Content-Length", "\u{A0}12")]).hasMalformedContentLength)
+        #expect(head(headers: [("content-length", " 7"), ("Content-Length", "7 ")]).contentLength == 7)
+        #expect(head(headers: [("Content-Encoding", " gzip ,identity, BR\t")]).contentEncodings == ["gzip", "br"])
+        #expect(head(headers: [("Content-Encoding", "identity")]).contentEncodings.isEmpty)
+        #expect(head().contentEncodings.isEmpty)
+    }
+
     @Test func bodylessResponses() {
         #expect(head(204).hasNoBody)
         #expect(head(205).hasNoBody)

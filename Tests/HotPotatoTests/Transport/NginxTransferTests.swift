@@ -43,6 +43,21 @@ import Testing
         #expect(last?.fractionCompleted == 1)
     }
 
+    /// The stream is made when first read: read after the call completed, it still has the last
+    /// update, then ends.
+    @Test(arguments: allEngines) func progressReadAfterTheCallCompleted(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let nginx = try await TestServers.nginx()
+        let call = session.get(nginx.url("medium.bin")).discardResponseContent().start()
+        _ = try await call.response()
+        var seen: [TransferProgress] = []
+        for await progress in call.progress { seen.append(progress) }
+        #expect(seen == [TransferProgress(bytesReceived: Int64(NginxServer.mediumFileSize), expectedBytes: Int64(NginxServer.mediumFileSize))])
+        var again = 0
+        for await _ in call.progress { again += 1 }
+        #expect(again == 0, "the same stream, already drained")
+    }
+
     @Test(arguments: allEngines) func asDataAndStreamGiveTheSameBytes(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()

@@ -9,12 +9,14 @@ extension CurlTransfer {
     /// transfer makes fewer callbacks.
     static let receiveBufferSize = 512 * 1024
 
-    /// Sets every option of this request on a freshly reset handle. Returns the header list, which
-    /// must live until the transfer ends.
+    /// Sets every option of this request on a freshly reset handle. Returns the header list made
+    /// for it, which must live until the transfer ends and then be freed, or `nil` when there is
+    /// none to free.
     func configure(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
         guard let url = request.url?.absoluteString else {
             throw HotPotatoError(.invalidRequest, reason: "The request has no URL.")
         }
+        urlText = url
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         func long(_ option: Int32, _ value: Int) { hp_curl_setopt_long(handle, option, value) }
         func string(_ option: Int32, _ value: String?) {
@@ -110,9 +112,31 @@ extension CurlTransfer {
         method.withCString { _ = hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_CUSTOMREQUEST), $0) }
     }
 
+    /// The header list of a request without headers of its own (the commonest), built once and
+    /// shared by every transfer: libcurl only reads it.
+    private static let defaultHeaderList = UncheckedSendable(makeHeaderList(["User-Agent: HotPotato", "Expect:"]))
+
+    private static func makeHeaderList(_ lines: [String]) -> UnsafeMutableRawPointer? {
+        var list: UnsafeMutableRawPointer?
+        for line in lines {
+            guard let appended = line.withCString({ hp_curl_slist_append(list, $0) }) else {
+                if let list { hp_curl_slist_free_all(list) }
+                return nil
+            }
+            list = appended
+        }
+        return list
+    }
+
+    /// Sets the request's headers. Returns the list made for this request, which the caller frees
+    /// once the transfer ends, or `nil` when there is none to free.
     private func headerList(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
-        var lines: [String] = []
         let fields = request.allHTTPHeaderFields ?? [:]
+        if fields.isEmpty, let shared = Self.defaultHeaderList.value {
+            hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), shared)
+            return nil
+        }
+        var lines: [String] = []
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
@@ -120,17 +144,10 @@ extension CurlTransfer {
         if !names.contains("user-agent") { lines.append("User-Agent: HotPotato") }
         // No `Expect: 100-continue` round trip before a body.
         if !names.contains("expect") { lines.append("Expect:") }
-        var list: UnsafeMutableRawPointer?
-        for line in lines {
-            guard let appended = line.withCString({ hp_curl_slist_append(list, $0) }) else {
-                if let list { hp_curl_slist_free_all(list) }
-                throw HotPotatoError(.transportFailed, reason: "libcurl could not build the header list.")
-            }
-            list = appended
+        guard let list = Self.makeHeaderList(lines) else {
+            throw HotPotatoError(.transportFailed, reason: "libcurl could not build the header list.")
         }
-        if let list {
-            hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), list)
-        }
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), list)
         return list
     }
 }

@@ -28,9 +28,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     // Touched only on the worker thread, inside `perform(on:)`.
     private var handle: UnsafeMutableRawPointer?
-    private var responseHeaders = HTTPHeaders()
-    private var statusLine = ""
+    /// The header fields of the response being received, in order; room for a typical head is
+    /// made once per transfer.
+    private var responseFields: [HTTPHeaders.Field] = []
     private var headDelivered = false
+    /// The URL of the request being sent, as given to libcurl; set by `configure(_:)`.
+    var urlText: String?
     /// The request body being sent, if any; set by `configure(_:)`.
     var body: CurlRequestBody?
     /// The idle timeout, in nanoseconds; set by `configure(_:)`.
@@ -64,6 +67,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.sink = sink
         self.configuration = configuration
         redirectPolicy = RedirectPolicy(maximumRedirects: configuration.maximumRedirects)
+        responseFields.reserveCapacity(16)
     }
 
     /// How a transfer ended, to be reported to the sink once the handle is back in the pool.
@@ -128,8 +132,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Forgets the previous response before the next request is sent.
     private func resetForNextResponse() {
-        responseHeaders = HTTPHeaders()
-        statusLine = ""
+        responseFields.removeAll(keepingCapacity: true)
         body = nil
         progressCounts = (0, 0)
         pendingRedirect = nil
@@ -149,30 +152,36 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: - Callbacks (worker thread)
 
+    /// Takes one header line as libcurl hands it over (status line, field, folded continuation,
+    /// or the empty line that ends a block, each with its CRLF). Parsed byte by byte: a field's
+    /// name and value lose the spaces and tabs around them (RFC 9110's optional whitespace), and
+    /// are decoded as UTF-8, invalid bytes replaced.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         // Delivering the head runs the handler's gate, which may take its time: the idle clock
         // starts again once it returns.
         defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
         if headDelivered || pendingRedirect != nil { return true }  // trailers
-        let line = String(decoding: bytes, as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            statusLine = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            responseHeaders = HTTPHeaders()
+        if Self.startsWithHTTPSlash(bytes) {
+            // A status line: a new header block (a 1xx's, a redirect's, or the final one).
+            responseFields.removeAll(keepingCapacity: true)
             return true
         }
-        let trimmed = line.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
-        if trimmed.isEmpty {
+        let line = Self.trimming(bytes, where: { $0 == 0x0D || $0 == 0x0A })
+        if line.isEmpty {
             return endOfHeaderBlock()
         }
-        if let first = trimmed.first, first == " " || first == "\t", let last = responseHeaders.fields.last {
+        if ASCII.isWhitespace(line[line.startIndex]) {
             // An obsolete folded continuation line.
-            responseHeaders.replaceLast(value: last.value + " " + trimmed.trimmingCharacters(in: .whitespaces))
+            if let last = responseFields.popLast() {
+                let more = Self.text(Self.trimming(line, where: ASCII.isWhitespace))
+                responseFields.append(HTTPHeaders.Field(name: last.name, value: last.value + " " + more))
+            }
             return true
         }
-        if let colon = trimmed.firstIndex(of: ":") {
-            let name = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-            if !name.isEmpty { responseHeaders.add(name: name, value: value) }
+        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            let name = Self.trimming(line[line.startIndex..<colon], where: ASCII.isWhitespace)
+            let value = Self.trimming(line[(colon + 1)...], where: ASCII.isWhitespace)
+            if !name.isEmpty { responseFields.append(HTTPHeaders.Field(name: Self.text(name), value: Self.text(value))) }
         }
         return true
     }
@@ -248,7 +257,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The head of the response being received, as the sink and the redirect policy see it.
     private func currentHead() -> ResponseHead {
-        ResponseHead(status: responseCode(), headers: responseHeaders, url: effectiveURL(), requestMethod: request.httpMethod ?? "GET")
+        ResponseHead(status: responseCode(), headers: HTTPHeaders(responseFields), url: effectiveURL(), requestMethod: request.httpMethod ?? "GET")
     }
 
     private func deliverHead(_ head: ResponseHead? = nil) -> Bool {
@@ -280,20 +289,39 @@ final class CurlTransfer: @unchecked Sendable {
         return code
     }
 
+    /// The URL that answered: libcurl's effective URL, which is the request's own unless libcurl
+    /// normalised it (it follows no redirect itself), so it is parsed only when it differs.
     private func effectiveURL() -> URL? {
         var pointer: UnsafePointer<CChar>?
         guard let handle, hp_curl_getinfo_string(handle, Int32(HP_CURLINFO_EFFECTIVE_URL), &pointer) == 0,
               let pointer else { return request.url }
+        if let sent = urlText, sent.withCString({ strcmp($0, pointer) == 0 }) { return request.url }
         return URL(string: String(cString: pointer)) ?? request.url
     }
 }
 
-extension HTTPHeaders {
-    /// Replaces the value of the last field (for folded header lines).
-    fileprivate mutating func replaceLast(value: String) {
-        guard let last = fields.last else { return }
-        var all = fields
-        all[all.count - 1] = Field(name: last.name, value: value)
-        self = HTTPHeaders(all)
+extension CurlTransfer {
+    /// Whether a header line is a status line (`HTTP/1.1 200 OK`).
+    fileprivate static func startsWithHTTPSlash(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T")
+            && bytes[2] == UInt8(ascii: "T") && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")
+    }
+
+    /// `bytes` without the leading and trailing bytes that `drop` matches.
+    fileprivate static func trimming(_ bytes: Slice<UnsafeRawBufferPointer>, where drop: (UInt8) -> Bool) -> Slice<UnsafeRawBufferPointer> {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, drop(bytes[start]) { start += 1 }
+        while end > start, drop(bytes[end - 1]) { end -= 1 }
+        return bytes[start..<end]
+    }
+
+    fileprivate static func trimming(_ bytes: UnsafeRawBufferPointer, where drop: (UInt8) -> Bool) -> Slice<UnsafeRawBufferPointer> {
+        trimming(bytes[...], where: drop)
+    }
+
+    /// The bytes as UTF-8 text, invalid sequences replaced.
+    fileprivate static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
     }
 }
