@@ -38,9 +38,13 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
+        #if canImport(FoundationNetworking)
+        delegateQueue = URLSessionDelegateQueue(label: "HotPotato.URLSession.delegate")
+        #else
         delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
         delegateQueue.name = "HotPotato.URLSession.delegate"
+        #endif
         let urlConfiguration = (configuration.urlSessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
         additionalHeaders = (urlConfiguration.httpAdditionalHeaders ?? [:])
             .compactMap { key, value in (key as? String).flatMap { name in (value as? String).map { (name, $0) } } }
@@ -142,11 +146,11 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         registry.withLock { $0.transfers[task.taskIdentifier] }
     }
 
-    /// The operations waiting on the delegate queue: on Linux, mostly chunks URLSession has
-    /// received and not yet handed over. Counting is linear in the backlog, so callers sample it.
+    /// The events waiting on the delegate queue: on Linux, mostly chunks URLSession has received
+    /// and not yet handed over.
     private static func queuedOperations(_ queue: OperationQueue) -> Int {
         #if canImport(FoundationNetworking)
-        return queue.operationCount
+        return (queue as? URLSessionDelegateQueue)?.pendingEvents ?? 0
         #else
         return 0
         #endif
