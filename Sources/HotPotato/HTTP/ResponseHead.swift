@@ -41,7 +41,11 @@ public struct ResponseHead: Sendable, Hashable {
     /// that apart from an absent header. (libcurl alone would read `1e3` as 1 and skip a value
     /// too large for it, letting a truncated body pass as complete.)
     public var contentLength: Int64? {
-        let values = headers.values(for: "Content-Length")
+        let fields = headers.values(for: "Content-Length")
+        // The usual case, one field of digits alone, without the general path's splitting and
+        // trimming (Foundation's, costly for a getter that each layer of a call reads).
+        if fields.count == 1, let value = ASCII.decimalInt64(fields[0]) { return value }
+        let values = fields
             .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
             .map { $0.trimmingCharacters(in: .whitespaces) }
         guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
