@@ -37,6 +37,27 @@ struct URLSessionDelegateQueueTests {
         #expect(queue.pendingEvents == 0)
     }
 
+    /// Past its backlog limit the queue only pauses the thread handing events over: none is lost,
+    /// reordered or held up once the queue drains.
+    @Test func pastTheBacklogLimitEventsAreStillQueuedInOrder() {
+        let queue = URLSessionDelegateQueue(label: "test.delegate", backlogLimit: 2)
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let seen = Locked([Int]())
+        queue.addOperation { gate.wait() }
+        for index in 0..<20 {
+            done.enter()
+            queue.addOperation {
+                seen.withLock { $0.append(index) }
+                done.leave()
+            }
+        }
+        #expect(queue.pendingEvents == 21)
+        gate.signal()
+        done.wait()
+        #expect(seen.withLock { $0 } == Array(0..<20))
+    }
+
     @Test func anOperationAddedAsSuchRunsInTurnOnTheSameQueue() {
         let queue = URLSessionDelegateQueue(label: "test.delegate")
         let gate = DispatchSemaphore(value: 0)

@@ -17,23 +17,42 @@ import Synchronization
 ///
 /// Operations added any other way (nobody does) go through `OperationQueue`'s own machinery,
 /// onto the same serial queue (its `underlyingQueue`).
+///
+/// ## When the queue falls far behind
+///
+/// A slow handler is spilled for (see ``URLSessionTransfer``), which keeps this queue's backlog
+/// near the high-water mark. But a fast handler can fall behind too, when the thread that drains
+/// this queue gets less of the CPU than URLSession's receiving thread (two cores shared with the
+/// handler's consumer and the server), and URLSession's chunks then pile up here in memory. Past
+/// `backlogLimit` events, the thread handing an event over (URLSession's) therefore pauses for
+/// ``pauseMicroseconds`` after queueing it, which leaves the CPU to this queue and slows
+/// URLSession's reading, and so TCP holds the rest. The pause is bounded, never a wait for this
+/// queue, so it cannot deadlock with a delegate call that waits for URLSession.
 final class URLSessionDelegateQueue: OperationQueue, @unchecked Sendable {
+    /// How long the handing-over thread pauses per event past the backlog limit.
+    static let pauseMicroseconds: UInt32 = 200
+
     private let serial: DispatchQueue
     private let pending = Atomic<Int>(0)
+    private let backlogLimit: Int
 
-    init(label: String) {
+    /// - Parameter backlogLimit: The events waiting past which URLSession's thread pauses after
+    ///   handing one over; `Int.max` for never.
+    init(label: String, backlogLimit: Int = .max) {
         serial = DispatchQueue(label: label)
+        self.backlogLimit = backlogLimit
         super.init()
         name = label
         underlyingQueue = serial
     }
 
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        pending.add(1, ordering: .relaxed)
+        let waiting = pending.add(1, ordering: .relaxed).newValue
         serial.async {
             block()
             self.pending.subtract(1, ordering: .relaxed)
         }
+        if waiting > backlogLimit { usleep(Self.pauseMicroseconds) }
     }
 
     /// The events handed over and not yet delivered, the one being delivered included.

@@ -39,7 +39,12 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     init(configuration: Session.Configuration) {
         self.configuration = configuration
         #if canImport(FoundationNetworking)
-        delegateQueue = URLSessionDelegateQueue(label: "HotPotato.URLSession.delegate")
+        // Twice the high-water mark (in URLSession's 16 KiB chunks): past it the transfers' own
+        // spilling has not kept the backlog down (see URLSessionDelegateQueue).
+        let highWaterChunks = configuration.memoryHighWaterMark / (16 * 1024)
+        delegateQueue = URLSessionDelegateQueue(
+            label: "HotPotato.URLSession.delegate",
+            backlogLimit: highWaterChunks > Int.max / 4 ? .max : max(64, 2 * highWaterChunks))
         #else
         delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
