@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// FoundationNetworking hands every delegate event (a response, each chunk of at most 16 KiB,
 /// a completion) to the session's delegate queue with `addOperation(_:)` and a block. A plain
-/// `OperationQueue` wraps each block in a `BlockOperation` (three locks and a condition of its
+/// `OperationQueue` wraps each block in a `BlockOperation` (two locks and a condition of its
 /// own, a dispatch work item, state changes under locks), and with one operation at a time it
 /// dispatches each only once the one before has finished — often onto another thread. Here the
 /// block goes to one serial dispatch queue at once: events that arrive together run one after the
