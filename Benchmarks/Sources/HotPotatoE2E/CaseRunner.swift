@@ -94,7 +94,7 @@ enum CaseRunner {
     }
 
     /// Fetches a small JSON document through `.asJSON()`; its size.
-    private static func smallJSON(_ request: Request<Accumulator<Data>>) async throws -> Int64 {
+    private static func smallJSON<Handler>(_ request: Request<Handler>) async throws -> Int64 {
         let response = try await request.asJSON().response()
         guard response.content.arrayValue?.isEmpty == false else { throw HarnessError("empty JSON") }
         return response.head.contentLength ?? 0

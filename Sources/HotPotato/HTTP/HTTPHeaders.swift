@@ -43,12 +43,15 @@ public struct HTTPHeaders: Sendable, Hashable {
     ///
     /// The fields are sorted by name so that the result does not depend on dictionary order.
     public init(_ dictionary: [AnyHashable: Any]) {
-        var pairs: [(String, String)] = []
+        // Each name lowercased once for the sort, not at every comparison.
+        var pairs: [(key: String, field: Field)] = []
+        pairs.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
-            pairs.append(("\(key.base)", "\(value)"))
+            let name = key.base as? String ?? "\(key.base)"
+            pairs.append((name.lowercased(), Field(name: name, value: value as? String ?? "\(value)")))
         }
-        pairs.sort { $0.0.lowercased() < $1.0.lowercased() }
-        self.init(pairs)
+        pairs.sort { $0.key < $1.key }
+        self.init(pairs.map(\.field))
     }
 
     /// The value of the field `name` (case-insensitive), or `nil` when it is absent.

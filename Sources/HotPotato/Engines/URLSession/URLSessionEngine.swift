@@ -38,9 +38,18 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
+        #if canImport(FoundationNetworking)
+        // Twice the high-water mark (in URLSession's 16 KiB chunks): past it the transfers' own
+        // spilling has not kept the backlog down (see URLSessionDelegateQueue).
+        let highWaterChunks = configuration.memoryHighWaterMark / (16 * 1024)
+        delegateQueue = URLSessionDelegateQueue(
+            label: "HotPotato.URLSession.delegate",
+            backlogLimit: highWaterChunks > Int.max / 4 ? .max : max(64, 2 * highWaterChunks))
+        #else
         delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
         delegateQueue.name = "HotPotato.URLSession.delegate"
+        #endif
         let urlConfiguration = (configuration.urlSessionConfiguration.copy() as? URLSessionConfiguration) ?? .ephemeral
         additionalHeaders = (urlConfiguration.httpAdditionalHeaders ?? [:])
             .compactMap { key, value in (key as? String).flatMap { name in (value as? String).map { (name, $0) } } }
@@ -142,11 +151,11 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         registry.withLock { $0.transfers[task.taskIdentifier] }
     }
 
-    /// The operations waiting on the delegate queue: on Linux, mostly chunks URLSession has
-    /// received and not yet handed over. Counting is linear in the backlog, so callers sample it.
+    /// The events waiting on the delegate queue: on Linux, mostly chunks URLSession has received
+    /// and not yet handed over.
     private static func queuedOperations(_ queue: OperationQueue) -> Int {
         #if canImport(FoundationNetworking)
-        return queue.operationCount
+        return (queue as? URLSessionDelegateQueue)?.pendingEvents ?? 0
         #else
         return 0
         #endif

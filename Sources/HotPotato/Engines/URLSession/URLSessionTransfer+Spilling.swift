@@ -6,20 +6,16 @@ import FoundationNetworking
 // Spilling: past the high-water mark, a slow handler is fed from a ``SpillBuffer`` on the
 // consumer queue while the delegate queue only appends to it.
 extension URLSessionTransfer {
-    /// The bytes waiting on the delegate queue, estimated from its operation count and
+    /// The bytes waiting on the delegate queue, estimated from its count of events and
     /// URLSession's chunk size (16 KiB on Linux).
     private func backlogBytes() -> Int {
         backlog() * 16 * 1024
     }
 
+    /// Called on the delegate queue every ``sampleInterval`` chunks delivered directly: starts
+    /// spilling when the handler is slow and the backlog is past the high-water mark.
     func sampleBacklog() {
-        let due = state.withLock { state -> Bool in
-            state.chunksSinceSample += 1
-            guard state.chunksSinceSample >= Self.sampleInterval else { return false }
-            state.chunksSinceSample = 0
-            return true
-        }
-        guard due, handlerNanosPerByte > Self.slowHandlerNanosPerByte else { return }
+        guard handlerNanosPerByte > Self.slowHandlerNanosPerByte else { return }
         let backlog = backlogBytes()
         guard backlog > highWaterMark else { return }
         let file = SpillBuffer(memoryLimit: 0, readSize: Self.spillReadSize)
@@ -34,13 +30,18 @@ extension URLSessionTransfer {
             stop()
             return
         }
-        state.withLock { state in state.mode = .spilling(file) }
-        consumerQueue.async { self.drainSpill(file) }
+        let spilling = state.withLock { state -> Spilling in
+            let spilling = state.spilling ?? Spilling()
+            state.spilling = spilling
+            state.mode = .spilling(file)
+            return spilling
+        }
+        spilling.consumerQueue.async { self.drainSpill(file, spilled: spilling.spilled) }
     }
 
     /// Runs on the consumer queue: feeds the handler from the spill file until it has caught up,
     /// then hands chunks back to the delegate queue.
-    private func drainSpill(_ spill: SpillBuffer) {
+    private func drainSpill(_ spill: SpillBuffer, spilled: DispatchSemaphore) {
         while !sink.isFinished {
             enum Next { case read(SpillBuffer.Block), end(Ending), drained }
             let next: Next = state.withLock { state in

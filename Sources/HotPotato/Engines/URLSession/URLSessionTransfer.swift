@@ -30,6 +30,15 @@ final class URLSessionTransfer: @unchecked Sendable {
         case spilling(SpillBuffer)
     }
 
+    /// What only a transfer that spills needs, made at its first spill rather than for every
+    /// transfer.
+    struct Spilling {
+        /// Where the handler is fed from the spill file, one drain at a time.
+        let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
+        /// Signalled by the delegate queue when it spills a chunk while the consumer waits for one.
+        let spilled = DispatchSemaphore(value: 0)
+    }
+
     enum Ending {
         case success
         case failure(HotPotatoError)
@@ -48,9 +57,6 @@ final class URLSessionTransfer: @unchecked Sendable {
     let backlog: @Sendable () -> Int
     let nextTask: NextTask
     private let release: @Sendable (Int) -> Void
-    let consumerQueue = DispatchQueue(label: "HotPotato.URLSession.spill")
-    /// Signalled by the delegate queue when it spills a chunk while the consumer waits for one.
-    let spilled = DispatchSemaphore(value: 0)
     /// The handler's recent cost, in nanoseconds per byte (an exponential moving average). Touched
     /// only on the delegate queue, in direct mode.
     var handlerNanosPerByte = 0.0
@@ -83,6 +89,8 @@ final class URLSessionTransfer: @unchecked Sendable {
         var hasHead = false
         var chunksSinceSample = 0
         var consumerWaiting = false
+        /// Made at the first spill; kept for any later one.
+        var spilling: Spilling?
     }
 
     let state: Locked<State>
@@ -133,24 +141,30 @@ final class URLSessionTransfer: @unchecked Sendable {
     func didReceive(_ data: Data) {
         if sink.isFinished { return }
         // Checking the mode and appending to the spill file happen under one lock, so the consumer
-        // cannot hand back to direct delivery between the two.
-        enum Route { case direct, spilled, failed(HotPotatoError) }
+        // cannot hand back to direct delivery between the two. The same lock counts the chunks
+        // delivered directly towards the next sample of the backlog.
+        enum Route { case direct(sampleDue: Bool), spilled(wakeConsumer: DispatchSemaphore?), failed(HotPotatoError) }
         let route: Route = state.withLock { state in
-            guard case .spilling(let spill) = state.mode else { return .direct }
+            guard case .spilling(let spill) = state.mode else {
+                state.chunksSinceSample += 1
+                guard state.chunksSinceSample >= Self.sampleInterval else { return .direct(sampleDue: false) }
+                state.chunksSinceSample = 0
+                return .direct(sampleDue: true)
+            }
             do {
                 try spill.append(data)
-                return .spilled
+                return .spilled(wakeConsumer: state.consumerWaiting ? state.spilling?.spilled : nil)
             } catch {
                 return .failed(bufferingFailure("Buffering the body for a slow handler in a temporary file failed", error))
             }
         }
         switch route {
-        case .spilled:
-            if state.withLock({ $0.consumerWaiting }) { spilled.signal() }
+        case .spilled(let wakeConsumer):
+            wakeConsumer?.signal()
         case .failed(let failure):
             sink.fail(failure)
             stop()
-        case .direct:
+        case .direct(let sampleDue):
             let started = DispatchTime.now().uptimeNanoseconds
             guard sink.receive(data) else {
                 stop()
@@ -158,7 +172,7 @@ final class URLSessionTransfer: @unchecked Sendable {
             }
             let cost = Double(DispatchTime.now().uptimeNanoseconds - started) / Double(max(1, data.count))
             handlerNanosPerByte = handlerNanosPerByte * 0.9 + cost * 0.1
-            sampleBacklog()
+            if sampleDue { sampleBacklog() }
         }
     }
 
