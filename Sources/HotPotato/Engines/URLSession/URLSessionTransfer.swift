@@ -88,6 +88,11 @@ final class URLSessionTransfer: @unchecked Sendable {
         var redirects = 0
         var hasHead = false
         var chunksSinceSample = 0
+        /// The body bytes the current response still owes by its declared length; `nil` when
+        /// its length is not known (no valid `Content-Length`, or content-coded). At 0 the task
+        /// is about to complete by itself, and ``stop()`` leaves it to: cancelling a task that
+        /// completes meanwhile is a fatal error inside FoundationNetworking.
+        var bodyRemaining: Int64?
         var consumerWaiting = false
         /// Made at the first spill; kept for any later one.
         var spilling: Spilling?
@@ -133,6 +138,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         let head = state.withLock { state in
             let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
             state.hasHead = true
+            state.bodyRemaining = head.declaredBodyLength
             return head
         }
         if !sink.receive(head: head) { stop() }
@@ -145,6 +151,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         // delivered directly towards the next sample of the backlog.
         enum Route { case direct(sampleDue: Bool), spilled(wakeConsumer: DispatchSemaphore?), failed(HotPotatoError) }
         let route: Route = state.withLock { state in
+            if let remaining = state.bodyRemaining { state.bodyRemaining = max(0, remaining - Int64(data.count)) }
             guard case .spilling(let spill) = state.mode else {
                 state.chunksSinceSample += 1
                 guard state.chunksSinceSample >= Self.sampleInterval else { return .direct(sampleDue: false) }
@@ -202,6 +209,10 @@ final class URLSessionTransfer: @unchecked Sendable {
         let task: URLSessionTask? = state.withLock { state in
             defer { state.stopped = true }
             guard !state.stopped, let task = state.task, state.completedTask != task.taskIdentifier else { return nil }
+            // The whole declared body is here: the task completes by itself (whatever still
+            // arrives is ignored, the sink being finished), so it is not cancelled — a cancel
+            // racing that completion is what FoundationNetworking cannot survive.
+            if state.hasHead, state.bodyRemaining == 0 { return nil }
             return task
         }
         guard let task else { return }
