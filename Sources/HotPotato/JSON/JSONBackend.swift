@@ -14,9 +14,15 @@ enum JSONBackend {
     /// the text is faster than through a tape).
     static func parse(_ data: Data, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONSyntaxError) -> JSON {
         guard data.count <= Int(UInt32.max), mayHoldObject(data) else { return try parseInMemory(data, options: options) }
-        let tape = try self.tape(data, options: options)
-        if case .reject = options.duplicateKeys { try checkRepeatedKeys(tape, data) }
-        let storage = JSONDocument.Storage(bytes: data, tape: tape, policy: options.duplicateKeys == .useFirst ? .useFirst : .useLast)
+        return try tree(tape: self.tape(data, options: options), bytes: data, options: options)
+    }
+
+    /// The tree of a document parsed into `tape`, its objects reading through `bytes` and the
+    /// tape; under ``JSONParsingOptions/DuplicateKeyPolicy/reject``, the error for the first
+    /// repeated key.
+    static func tree(tape: JSONTape, bytes: Data, options: JSONParsingOptions) throws(JSONSyntaxError) -> JSON {
+        if case .reject = options.duplicateKeys { try checkRepeatedKeys(tape, bytes) }
+        let storage = JSONDocument.Storage(bytes: bytes, tape: tape, policy: options.duplicateKeys == .useFirst ? .useFirst : .useLast)
         return storage.tree(at: 0)
     }
 

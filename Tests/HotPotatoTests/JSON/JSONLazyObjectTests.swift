@@ -227,4 +227,41 @@ import Testing
         let withBraceInString = try lazy(#"["{",{"a":1}]"#)
         #expect(withBraceInString[1]?["a"] == 1)
     }
+
+    private static let head = ResponseHead(status: 200, headers: HTTPHeaders(["Content-Type": "application/json"]))
+
+    private func chunks(_ text: String, size: Int) -> [Data] {
+        let data = Data(text.utf8)
+        return stride(from: 0, to: data.count, by: size).map { data[$0..<min($0 + size, data.count)] }
+    }
+
+    @Test(arguments: [1, 3, 7, 1000])
+    func theHandlersTreeReadsThroughTheBodyWhenItsFirstChunkHasAnObject(chunkSize: Int) throws {
+        for text in Self.documents + [#"[[1,2],[3,{"a":{"b":1}}]]"#, #"  [1, 2, {"late": {"x": [1]}}]"#] {
+            let parser = JSONParser()
+            let json = try ResponseDriver.run(parser, head: Self.head, chunks: chunks(text, size: chunkSize))
+            #expect(json == (try inMemory(text)), "\(text)")
+            #expect(json.serialized() == (try inMemory(text)).serialized())
+        }
+        let text = #"{"data":{"users":[{"id":1},{"id":2}]}}"#
+        let parser = JSONParser(atKeyPath: "data.users")
+        let users = try ResponseDriver.run(parser, head: Self.head, chunks: chunks(text, size: chunkSize))
+        #expect(users == [["id": 1], ["id": 2]])
+        if chunkSize >= 3 { #expect(readsThroughDocument(try #require(users[0]?.objectValue))) }
+    }
+
+    @Test func theHandlerRejectsRepeatedKeysAndReportsErrorsAsBefore() throws {
+        for text in [#"{"o":{"x":1,"x":2},"o":3}"#, #"[{"a":1},{"a":1,"a":2}]"#, #"{"a":1,}"#, #"{"a":[1,2}"#] {
+            let options = JSONParsingOptions(duplicateKeys: .reject)
+            let error = #expect(throws: HotPotatoError.self) {
+                try ResponseDriver.run(JSONParser(parsingOptions: options), head: Self.head, chunks: chunks(text, size: 4))
+            }
+            var builtError: JSONSyntaxError?
+            do { _ = try JSONBackend.parseInMemory(Data(text.utf8), options: options) } catch { builtError = error }
+            let expected = try #require(builtError)
+            #expect(error?.code == .invalidJSON)
+            #expect(error?.byteOffset == expected.offset && error?.line == expected.line && error?.column == expected.column, "\(text)")
+            #expect(error?.intermediate?.data == Data(text.utf8))
+        }
+    }
 }
