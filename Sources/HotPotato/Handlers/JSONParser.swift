@@ -15,7 +15,9 @@ import Foundation
 /// (``JSONParsingOptions/maximumDepth``, 512 by default); repeated keys follow
 /// ``JSONParsingOptions/duplicateKeys`` (the last value wins by default). The document may be
 /// as large as ``SelectiveDiscarder/maximumBodySize`` (64 MiB by default); the raw bytes are kept
-/// alongside, so that a failure can hand them back.
+/// alongside, so that a failure can hand them back. The objects of a ``JSON`` value read through
+/// those bytes until they are changed (see ``JSON/Object``), when the first chunk has a `{` and the
+/// body is known to be below 4 GiB.
 ///
 /// The body is read as UTF-8 (RFC 8259), with a UTF-8 byte-order mark ignored. A body whose
 /// `charset` or byte-order mark says UTF-16 or UTF-32 (or another known charset) is decoded to

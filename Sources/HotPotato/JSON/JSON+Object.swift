@@ -12,6 +12,16 @@ extension JSON {
     /// an object's keys gives it a copy of its own; ``members`` is made from the two on each
     /// access.
     ///
+    /// An object parsed by ``JSON/init(parsing:options:)-(Data,_)`` or `JSONParser<JSON>` reads
+    /// through the parsed document (its bytes and a 12-byte-a-token index of them, as
+    /// ``JSONDocument`` keeps) until it is changed: parsing makes no value of its members, and
+    /// every read makes the values it returns again from the document (a lookup by key walks or,
+    /// above 16 members, indexes the document's object; ``members``, ``keys``, iteration,
+    /// comparison and hashing make them all). Changing such an object first copies its members
+    /// into it, so that its other copies and the document are unchanged. It behaves exactly as an
+    /// object with its members in memory otherwise, and keeps the whole document alive while it
+    /// lives.
+    ///
     /// Keys are compared by their UTF-8 bytes, as RFC 8259 §8.3 describes, not by Swift's `String`
     /// comparison: `"é"` (precomposed) and `"e\u{301}"` (an `e` and a combining accent) are two
     /// keys, in objects of any size, as they are in the JSON text. ``dictionary`` is the exception:
