@@ -55,27 +55,24 @@ extension JSONDocument.Storage {
         let entries = tape.entries
         var keys: [String] = []
         var values: [JSON] = []
-        if entries[index].flags & JSONTapeEntry.mayRepeatKeys != 0 {
-            // The policy is never `.reject` (repeated keys were refused when the document was
-            // made), so listing the members cannot throw.
-            let members = ((try? read { try $0.members(of: index) }) ?? nil) ?? []
-            keys.reserveCapacity(members.count)
-            values.reserveCapacity(members.count)
-            for member in members {
-                keys.append(member.key)
-                values.append(tree(at: member.value))
-            }
-        } else {
-            let count = Int(entries[index].length)
-            keys.reserveCapacity(count)
-            values.reserveCapacity(count)
-            var position = index + 1
-            let end = Int(entries[index].payload)
-            while position < end {
-                keys.append(string(at: position))
+        let count = Int(entries[index].length)
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+        // Only objects whose keys' fingerprints matched may repeat a key; the policy is never
+        // `.reject` here (repeated keys were refused when the document was parsed).
+        var seen: [JSONMemberName: Int]? = entries[index].flags & JSONTapeEntry.mayRepeatKeys != 0 ? [:] : nil
+        var position = index + 1
+        let end = Int(entries[index].payload)
+        while position < end {
+            let key = string(at: position)
+            if seen != nil, let earlier = seen![JSONMemberName(key)] {
+                if policy != .useFirst { values[earlier] = tree(at: position + 1) }
+            } else {
+                seen?[JSONMemberName(key)] = keys.count
+                keys.append(key)
                 values.append(tree(at: position + 1))
-                position = entries[position + 1].isContainer ? Int(entries[position + 1].payload) : position + 2
             }
+            position = entries[position + 1].isContainer ? Int(entries[position + 1].payload) : position + 2
         }
         return (keys.isEmpty ? .empty : JSONObjectKeys(unique: keys, positions: nil), values)
     }
