@@ -116,6 +116,7 @@ extension JSON {
         /// them): to read members one by one, read ``keys`` and look values up by key, or iterate
         /// the object once.
         public var members: [Member] {
+            if case .document(let storage, let index) = representation { return storage.objectMembers(index) }
             var members: [Member] = []
             members.reserveCapacity(values.count)
             let (keySet, values) = parts

@@ -52,28 +52,58 @@ extension JSONDocument.Storage {
     /// The keys and values of the object at `index`, each key once by the document's duplicate-key
     /// policy (a repeated key keeps the first key's place); nested objects stay in the document.
     func objectParts(_ index: Int) -> (keys: JSONObjectKeys, values: [JSON]) {
-        let entries = tape.entries
         var keys: [String] = []
         var values: [JSON] = []
-        let count = Int(entries[index].length)
+        let count = Int(tape.entries[index].length)
         keys.reserveCapacity(count)
         values.reserveCapacity(count)
+        forEachMember(of: index) { key, value, earlier in
+            if let earlier {
+                values[earlier] = value
+            } else {
+                keys.append(key)
+                values.append(value)
+            }
+        }
+        return (keys.isEmpty ? .empty : JSONObjectKeys(unique: keys, positions: nil), values)
+    }
+
+    /// The members of the object at `index`, as ``objectParts(_:)`` lists them (without making a
+    /// key set).
+    func objectMembers(_ index: Int) -> [JSON.Object.Member] {
+        var members: [JSON.Object.Member] = []
+        members.reserveCapacity(Int(tape.entries[index].length))
+        forEachMember(of: index) { key, value, earlier in
+            if let earlier {
+                members[earlier].value = value
+            } else {
+                members.append(JSON.Object.Member(key: key, value: value))
+            }
+        }
+        return members
+    }
+
+    /// Calls `body` with each member of the object at `index` that the policy keeps: a new key
+    /// with `nil`, or (under ``JSONParsingOptions/DuplicateKeyPolicy/useLast``) a repeated key's
+    /// value with the position of its first occurrence among the keys given so far.
+    private func forEachMember(of index: Int, _ body: (String, JSON, Int?) -> Void) {
+        let entries = tape.entries
         // Only objects whose keys' fingerprints matched may repeat a key; the policy is never
         // `.reject` here (repeated keys were refused when the document was parsed).
         var seen: [JSONMemberName: Int]? = entries[index].flags & JSONTapeEntry.mayRepeatKeys != 0 ? [:] : nil
+        var kept = 0
         var position = index + 1
         let end = Int(entries[index].payload)
         while position < end {
             let key = string(at: position)
             if seen != nil, let earlier = seen![JSONMemberName(key)] {
-                if policy != .useFirst { values[earlier] = tree(at: position + 1) }
+                if policy != .useFirst { body(key, tree(at: position + 1), earlier) }
             } else {
-                seen?[JSONMemberName(key)] = keys.count
-                keys.append(key)
-                values.append(tree(at: position + 1))
+                seen?[JSONMemberName(key)] = kept
+                kept += 1
+                body(key, tree(at: position + 1), nil)
             }
             position = entries[position + 1].isContainer ? Int(entries[position + 1].payload) : position + 2
         }
-        return (keys.isEmpty ? .empty : JSONObjectKeys(unique: keys, positions: nil), values)
     }
 }
