@@ -58,6 +58,10 @@ enum Candidate: String, CaseIterable {
     /// `JSONDocument(parsing:)`, then one field of every top-level element read by index
     /// (`document[i]?[key: "id"]`; a row's first number in the numbers document).
     case hotPotatoDocumentReach = "hotpotato-document-reach"
+    /// `JSON(parsing:)`, then every value of the tree read (each object's members iterated, each
+    /// array's elements): what reading a whole tree costs when its objects read through the
+    /// document.
+    case hotPotatoParseWalk = "hotpotato-parse-walk"
     /// `JSONSerialization`, then the same field of every element, through `[Any]` and `[String: Any]`.
     case jsonSerializationReach = "jsonserialization-reach"
 
@@ -92,6 +96,15 @@ enum Candidate: String, CaseIterable {
                 sum += (document == .numbers ? element?[0] : element?[key: "id"])?.doubleValue ?? .nan
             }
             try check(sum.isNaN ? nil : parsed.count)
+        case (.hotPotatoParseWalk, _):
+            func walk(_ value: JSON) -> Int {
+                switch value {
+                case .array(let elements): return elements.reduce(1) { $0 + walk($1) }
+                case .object(let object): return object.reduce(1) { $0 + walk($1.value) }
+                default: return 1
+                }
+            }
+            try check(walk(JSON(parsing: data)))
         case (.jsonSerializationReach, _):
             let parsed = try JSONSerialization.jsonObject(with: data) as? [Any] ?? []
             var sum = 0.0
@@ -253,7 +266,7 @@ func benchmark(_ options: Options) throws -> String {
                 + "\(rate(.jsonDecoder)) | **\(ratio(.hotPotatoDecode, to: .jsonDecoder))** |")
         reachRows.append(
             "| \(document.rawValue) | \(rate(.hotPotatoDocumentReach)) | \(rate(.jsonSerializationReach)) | "
-                + "**\(ratio(.hotPotatoDocumentReach, to: .jsonSerializationReach))** |")
+                + "**\(ratio(.hotPotatoDocumentReach, to: .jsonSerializationReach))** | \(rate(.hotPotatoParseWalk)) |")
 
         let latency = try lastChunkToValue(data: data, chunks: chunks, head: head, runs: options.runs)
         latencyRows.append("| \(document.rawValue) | \(format(median(latency) * 1000, 2)) | \(format((latency.max() ?? 0) * 1000, 2)) |")
@@ -275,9 +288,10 @@ func benchmark(_ options: Options) throws -> String {
     report += "|---|---|---:|---:|---:|---:|\n" + decodeRows.joined(separator: "\n") + "\n"
     report += "\n### Reaching in\n\n"
     report += "Parse, then read one field of every top-level element by index (`document[i]?[key: \"id\"]`; for the "
-        + "numbers document, each row's first number), MB/s of the document.\n\n"
-    report += "| Document | JSONDocument MB/s | JSONSerialization | **ratio** |\n"
-    report += "|---|---:|---:|---:|\n" + reachRows.joined(separator: "\n") + "\n"
+        + "numbers document, each row's first number), MB/s of the document. Last column: `JSON(parsing:)`, then every "
+        + "value of the tree read (members iterated, elements visited).\n\n"
+    report += "| Document | JSONDocument MB/s | JSONSerialization | **ratio** | JSON tree, every value read |\n"
+    report += "|---|---:|---:|---:|---:|\n" + reachRows.joined(separator: "\n") + "\n"
     report += "\n### Peak memory above the document\n\n"
     report += "Each in a child process of its own: the child makes the document (and, for the handler, its 16 KiB chunks), "
         + "resets the kernel's high-water mark, runs once and reports how far its resident memory rose above where it "

@@ -15,7 +15,9 @@ import Foundation
 /// (``JSONParsingOptions/maximumDepth``, 512 by default); repeated keys follow
 /// ``JSONParsingOptions/duplicateKeys`` (the last value wins by default). The document may be
 /// as large as ``SelectiveDiscarder/maximumBodySize`` (64 MiB by default); the raw bytes are kept
-/// alongside, so that a failure can hand them back.
+/// alongside, so that a failure can hand them back. The objects of a ``JSON`` value read through
+/// those bytes until they are changed (see ``JSON/Object``), when the first chunk has a `{` and the
+/// body is known to be below 4 GiB.
 ///
 /// The body is read as UTF-8 (RFC 8259), with a UTF-8 byte-order mark ignored. A body whose
 /// `charset` or byte-order mark says UTF-16 or UTF-32 (or another known charset) is decoded to
@@ -63,9 +65,13 @@ open class JSONParser<Content>: Accumulator<Content> {
     var parser: IncrementalJSONParser?
     /// Whether ``parser`` is there (it cannot be compared with `nil`, being non-copyable).
     var isParsing = false
-    /// Whether the parser records a tape (to decode or make a ``JSONDocument`` from) rather than
-    /// a ``JSON`` value.
+    /// Whether the parser records a tape (to decode, make a ``JSONDocument`` from, or make a
+    /// ``JSON`` tree whose objects read through the body) rather than a ``JSON`` value.
     private(set) var recordsTape = false
+    /// Whether the first chunk decides between a tape (a body with a `{` in its first chunk,
+    /// whose ``JSON`` tree then reads its objects through the body) and a tree built as the body
+    /// arrives (a body of arrays and scalars, which a tape would only slow down).
+    private var choosesTapeAtFirstChunk = false
     /// The first bytes, held back until a byte-order mark can be told apart.
     var leadingBytes: [UInt8] = []
 
@@ -141,8 +147,11 @@ open class JSONParser<Content>: Accumulator<Content> {
             // that small when the limit says so, or when an unencoded body declares its length.
             let declared = head.declaredBodyLength
             let small = maximumBodySize <= Int64(UInt32.max) || declared.map { $0 <= Int64(UInt32.max) } == true
-            let tape = (decoding != nil || makesDocument) && small
+            // A `JSON` tree is made from a tape too (its objects read through the body), unless
+            // the first chunk has no `{` (see ``receive(_:)``).
+            let tape = small
             recordsTape = tape
+            choosesTapeAtFirstChunk = tape && decoding == nil && !makesDocument
             parser = IncrementalJSONParser(mode: tape ? .tape : .document, options: parsingOptions)
             if let length = head.contentLength, length <= maximumBodySize, length <= Int64(UInt32.max) {
                 parser?.reserveTape(forDocumentOf: Int(length))
@@ -156,6 +165,14 @@ open class JSONParser<Content>: Accumulator<Content> {
     open override func receive(_ chunk: Data) throws {
         try super.receive(chunk)
         guard isParsing else { return }
+        if choosesTapeAtFirstChunk, !chunk.isEmpty {
+            choosesTapeAtFirstChunk = false
+            let hasBrace = chunk.withUnsafeBytes { memchr($0.baseAddress!, Int32(UInt8(ascii: "{")), $0.count) != nil }
+            if !hasBrace {
+                parser = IncrementalJSONParser(mode: .document, options: parsingOptions)
+                recordsTape = false
+            }
+        }
         if leadingBytesPending {
             try feedLeading(chunk)
         } else {
@@ -175,7 +192,16 @@ open class JSONParser<Content>: Accumulator<Content> {
         if makesDocument, let tape = try finishTape(body) {
             return try document(tape: tape, body: body) as! Content
         }
-        let document = try finishDocument(body)
+        let document: JSON
+        if decoding == nil, let tape = try finishTape(body) {
+            do {
+                document = try JSONBackend.tree(tape: tape, bytes: body, options: parsingOptions)
+            } catch {
+                throw invalidJSON(error, intermediate: .bytes(body))
+            }
+        } else {
+            document = try finishDocument(body)
+        }
         var value = document
         if let keyPath {
             guard let found = document[keyPath] else {

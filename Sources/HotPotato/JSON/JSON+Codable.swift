@@ -40,7 +40,8 @@ extension JSON: Codable {
         }
         if case .object(let object) = self {
             var members = encoder.container(keyedBy: AnyCodingKey.self)
-            for (key, value) in zip(object.keys, object.values) {
+            let (keys, values) = object.parts
+            for (key, value) in zip(keys.keys, values) {
                 try members.encode(value, forKey: AnyCodingKey(key))
             }
         }

@@ -9,6 +9,11 @@ extension JSON {
     /// ```
     ///
     /// The bytes are read as UTF-8; a leading UTF-8 byte-order mark is ignored.
+    ///
+    /// Arrays, strings and numbers are made as the tree is built; objects read through the parsed
+    /// document (see ``JSON/Object``), so `data` and an index of its tokens (12 bytes each) are
+    /// kept while any of them lives. A document without a `{`, or of 4 GiB or more, is built
+    /// whole.
     /// - Parameters:
     ///   - data: The document.
     ///   - options: Nesting limit and duplicate-key policy.

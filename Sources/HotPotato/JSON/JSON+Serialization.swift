@@ -47,7 +47,8 @@ struct JSONWriter {
         case .object(let members):
             guard !members.isEmpty else { output += "{}"; return }
             output += "{"
-            for (index, (key, value)) in zip(members.keys, members.values).enumerated() {
+            let (keys, values) = members.parts
+            for (index, (key, value)) in zip(keys.keys, values).enumerated() {
                 if index > 0 { output += "," }
                 newline(depth + 1)
                 writeString(key)

@@ -15,12 +15,13 @@ extension JSONValueDecoder {
 
         init(decoder: JSONValueDecoder, object: JSON.Object, node: CodingPathNode) {
             self.decoder = decoder
-            self.object = object
+            // An object that reads through a document is read once, not on every lookup.
+            self.object = object.materialized
             self.node = node
             if decoder.strategies.usesDefaultKeys {
                 positions = nil
             } else {
-                let indexed = object.keys.enumerated().map { (key: $0.element, value: $0.offset) }
+                let indexed = self.object.keys.enumerated().map { (key: $0.element, value: $0.offset) }
                 positions = decoder.convertedKeys(of: indexed, at: node)
             }
         }

@@ -94,7 +94,8 @@ final class JSONValueDecoder: JSONDecodingEngine {
 
     func members(of ref: JSON) -> [(key: String, value: JSON)]? {
         guard case .object(let object) = ref else { return nil }
-        return Array(zip(object.keys, object.values))
+        let (keys, values) = object.parts
+        return Array(zip(keys.keys, values))
     }
 
     func numberAsDouble(_ ref: JSON) -> Double? {
