@@ -55,15 +55,7 @@ let benchmarks: @Sendable () -> Void = {
 
 /// The end-to-end run's small document: an array of objects, about 1 KiB.
 enum SmallJSON {
-    static let document: Data = {
-        var items: [String] = []
-        var index = 0
-        repeat {
-            items.append(#"{"id":\#(index),"name":"item \#(index)","ok":true}"#)
-            index += 1
-        } while items.joined(separator: ",").utf8.count < 1000
-        return Data("[\(items.joined(separator: ","))]".utf8)
-    }()
+    static let document = Fixtures.smallJSONDocument
 
     static let response: [UInt8] = {
         let head = "HTTP/1.1 200 OK\r\nServer: loopback\r\nContent-Type: application/json\r\n"

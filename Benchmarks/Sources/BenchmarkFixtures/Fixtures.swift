@@ -56,6 +56,18 @@ public enum Fixtures {
 
     /// A numbers-heavy JSON document of about `count` bytes: an array of rows of integers,
     /// decimals and exponents, small and large.
+    /// The end-to-end run's small document (the small-request scenarios and their
+    /// microbenchmark): an array of objects, about 1 KiB.
+    public static let smallJSONDocument: Data = {
+        var items: [String] = []
+        var index = 0
+        repeat {
+            items.append(#"{"id":\#(index),"name":"item \#(index)","ok":true}"#)
+            index += 1
+        } while items.joined(separator: ",").utf8.count < 1000
+        return Data("[\(items.joined(separator: ","))]".utf8)
+    }()
+
     public static func numbersDocument(_ count: Int) -> Data {
         var text = "["
         text.reserveCapacity(count + 200)

@@ -90,13 +90,7 @@ final class NginxFixture {
     }
 
     private static func writeSmallJSON(_ url: URL) throws {
-        var items: [String] = []
-        var index = 0
-        repeat {
-            items.append(#"{"id":\#(index),"name":"item \#(index)","ok":true}"#)
-            index += 1
-        } while items.joined(separator: ",").utf8.count < 1000
-        try Data("[\(items.joined(separator: ","))]".utf8).write(to: url)
+        try Fixtures.smallJSONDocument.write(to: url)
     }
 
     private static func freePort() throws -> Int {
