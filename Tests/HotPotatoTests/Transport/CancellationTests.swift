@@ -161,7 +161,9 @@ import Testing
     /// A cancel that lands while the call is starting, on a body small enough to finish at once:
     /// on Linux, URLSession with a `URLCache` crashes the process in this race
     /// ("Trying to access a behaviour for a task that in not in the registry"), so the engine
-    /// runs URLSession without one. Many rounds, since each one hits the window only sometimes.
+    /// runs URLSession without one (the cancel races of a cache-less task are the
+    /// URLSessionTaskCanceller's; see its tests). Many rounds, since each one hits the window
+    /// only sometimes.
     @Test(arguments: allEngines) func cancellingCallsAsTheyStartNeverCrashes(engine: Session.Engine) async throws {
         let nginx = try await TestServers.nginx()
         let session = testSession(engine: engine)

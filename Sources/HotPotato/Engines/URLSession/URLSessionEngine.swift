@@ -22,6 +22,8 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     /// Set once in `init`, never changed.
     private var session: URLSession!
     private let registry = Locked(Registry())
+    /// Every cancel of a task goes through it (see ``URLSessionTaskCanceller``).
+    private let canceller = URLSessionTaskCanceller()
     /// The `httpAdditionalHeaders` of the caller's `URLSessionConfiguration`, added to each
     /// request rather than left to URLSession, which would add them to every redirect too,
     /// credentials included.
@@ -78,6 +80,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         let transfer = URLSessionTransfer(
             request: request, bodyFile: bodyFile, sink: sink,
             redirectPolicy: RedirectPolicy(maximumRedirects: configuration.maximumRedirects),
+            canceller: canceller,
             highWaterMark: configuration.memoryHighWaterMark,
             backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },
             nextTask: { [weak self] transfer, replacing, request, bodyFile in
@@ -109,7 +112,12 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         if cancellingTransfers {
             // Some transfers may be past URLSession already, still feeding a slow handler.
             for transfer in transfers { transfer.cancel() }
-            session.invalidateAndCancel()
+            // Not `invalidateAndCancel()`: its cancels would race the completions of tasks that
+            // are finishing (see URLSessionTaskCanceller). The canceller cancels every task not
+            // complete yet — the transfers' and those of declined redirects — and the session is
+            // invalidated once they have all reported.
+            DispatchQueue.global(qos: .utility).async { [canceller] in canceller.cancelAll() }
+            session.finishTasksAndInvalidate()
         } else if invalidateNow {
             session.finishTasksAndInvalidate()
         }
@@ -131,6 +139,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             }
             if let replacing { registry.transfers[replacing] = nil }
             registry.transfers[task.taskIdentifier] = transfer
+            canceller.register(task)
             return task
         }
     }
@@ -178,6 +187,7 @@ extension URLSessionEngine: URLSessionDataDelegate {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        canceller.didComplete(task)
         transfer(for: task)?.didComplete(error)
     }
 

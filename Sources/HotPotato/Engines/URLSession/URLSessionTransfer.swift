@@ -53,6 +53,8 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     let sink: any TransferSink
     let redirectPolicy: RedirectPolicy
+    /// Every cancel of this transfer's tasks goes through it.
+    let canceller: URLSessionTaskCanceller
     let highWaterMark: Int
     let backlog: @Sendable () -> Int
     let nextTask: NextTask
@@ -81,17 +83,16 @@ final class URLSessionTransfer: @unchecked Sendable {
         var mode = Mode.direct
         var ending: Ending?
         var stopped = false
-        /// The identifier of the task URLSession reported complete: it is never cancelled after
-        /// that (FoundationNetworking stops the process when a task that has left its registry
-        /// is cancelled).
+        /// The identifier of the task URLSession reported complete: there is nothing left to
+        /// cancel. (``URLSessionTaskCanceller`` checks again, under its own lock.)
         var completedTask: Int?
         var redirects = 0
         var hasHead = false
         var chunksSinceSample = 0
         /// The body bytes the current response still owes by its declared length; `nil` when
         /// its length is not known (no valid `Content-Length`, or content-coded). At 0 the task
-        /// is about to complete by itself, and ``stop()`` leaves it to: cancelling a task that
-        /// completes meanwhile is a fatal error inside FoundationNetworking.
+        /// is about to complete by itself, and ``stop()`` leaves it to, keeping its connection
+        /// for the next request instead of closing it.
         var bodyRemaining: Int64?
         var consumerWaiting = false
         /// Made at the first spill; kept for any later one.
@@ -106,12 +107,13 @@ final class URLSessionTransfer: @unchecked Sendable {
     ///     been delivered, so the engine can forget it.
     init(
         request: URLRequest, bodyFile: URL?, sink: any TransferSink, redirectPolicy: RedirectPolicy,
-        highWaterMark: Int, backlog: @escaping @Sendable () -> Int, nextTask: @escaping NextTask,
+        canceller: URLSessionTaskCanceller, highWaterMark: Int, backlog: @escaping @Sendable () -> Int, nextTask: @escaping NextTask,
         release: @escaping @Sendable (Int) -> Void
     ) {
         state = Locked(State(request: request, bodyFile: bodyFile))
         self.sink = sink
         self.redirectPolicy = redirectPolicy
+        self.canceller = canceller
         self.highWaterMark = highWaterMark
         self.backlog = backlog
         self.nextTask = nextTask
@@ -128,7 +130,7 @@ final class URLSessionTransfer: @unchecked Sendable {
             task.resume()
             return state.stopped
         }
-        if stopped { DispatchQueue.global(qos: .utility).async { task.cancel() } }
+        if stopped { DispatchQueue.global(qos: .utility).async { [canceller] in canceller.cancel(task) } }
         return true
     }
 
@@ -210,18 +212,15 @@ final class URLSessionTransfer: @unchecked Sendable {
             defer { state.stopped = true }
             guard !state.stopped, let task = state.task, state.completedTask != task.taskIdentifier else { return nil }
             // The whole declared body is here: the task completes by itself (whatever still
-            // arrives is ignored, the sink being finished), so it is not cancelled — a cancel
-            // racing that completion is what FoundationNetworking cannot survive.
+            // arrives is ignored, the sink being finished), so it is not cancelled, and its
+            // connection stays open for reuse.
             if state.hasHead, state.bodyRemaining == 0 { return nil }
             return task
         }
         guard let task else { return }
-        DispatchQueue.global(qos: .utility).async { [state] in
-            // Checked again: the task may have completed while this waited for a thread. (A
-            // completion racing the cancel inside FoundationNetworking remains possible.)
-            guard state.withLock({ $0.completedTask != task.taskIdentifier }) else { return }
-            task.cancel()
-        }
+        // The canceller leaves alone a task that completed while this waited for a thread, and
+        // makes a completion that races the cancel wait for it (see URLSessionTaskCanceller).
+        DispatchQueue.global(qos: .utility).async { [canceller] in canceller.cancel(task) }
     }
 
     // MARK: - Endings

@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+
+/// The URLSession engine's cancels go through a ledger that never cancels a task after it has
+/// reported its completion, and that makes a completion racing a cancel wait until the cancel
+/// has finished inside URLSession (on Linux, the cancel's second step running after the task left
+/// the session's registry stopped the process).
+@Suite struct URLSessionTaskCancellerTests {
+    /// A task that stalls (the fault server sends a head and 10 of 1 000 bytes, then waits), made
+    /// on a session without a delegate.
+    private func stallingTask(_ server: FaultServer, _ session: URLSession) -> URLSessionDataTask {
+        session.dataTask(with: server.url("/stall?seconds=5"))
+    }
+
+    /// A session configured as the engine configures its own: no URLCache (with one, a task
+    /// looks itself up in the cache on another queue before it makes its protocol, and the
+    /// cancel's second step waits for that lookup too).
+    private func engineLikeSession() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        return URLSession(configuration: configuration)
+    }
+
+    @Test func aTaskNeverRegisteredOrAlreadyCompleteIsNotCancelled() async throws {
+        let server = try await TestServers.fault()
+        let session = engineLikeSession()
+        defer { session.invalidateAndCancel() }
+        let canceller = URLSessionTaskCanceller()
+
+        let unregistered = stallingTask(server, session)
+        canceller.cancel(unregistered)
+        #expect(unregistered.state == .suspended, "a task the ledger does not know is left alone")
+
+        let completed = stallingTask(server, session)
+        canceller.register(completed)
+        #expect(canceller.liveCount == 1)
+        canceller.didComplete(completed)
+        #expect(canceller.liveCount == 0)
+        canceller.cancel(completed)
+        canceller.cancelAll()
+        #expect(completed.state == .suspended, "a task that reported its completion is never cancelled")
+    }
+
+    /// The handshake itself: a task is cancelled, then reports its completion at once. When
+    /// `didComplete` returns, URLSession has run the cancel to its end — on Linux the step that
+    /// records the cancellation error on the task is the second of two on the task's work queue,
+    /// queued by the first, which is exactly what the completion must not overtake.
+    @Test func aCompletionRacingACancelReturnsOnlyOnceTheCancelHasFinished() async throws {
+        let server = try await TestServers.fault()
+        let session = engineLikeSession()
+        defer { session.invalidateAndCancel() }
+        for _ in 0..<20 {
+            let canceller = URLSessionTaskCanceller()
+            let task = stallingTask(server, session)
+            canceller.register(task)
+            task.resume()
+            canceller.cancel(task)
+            canceller.didComplete(task)
+            #if canImport(FoundationNetworking)
+            let error = try #require(task.error as? URLError, "the cancel had finished: its error is on the task")
+            #expect(error.code == .cancelled)
+            #endif
+            #expect(canceller.liveCount == 0)
+        }
+    }
+
+    /// Many tasks cancelled at once (a session invalidated with calls in flight): each is
+    /// cancelled exactly once and every one of them reports its completion.
+    @Test func cancelAllCancelsEveryLiveTaskOnce() async throws {
+        let server = try await TestServers.fault()
+        let session = engineLikeSession()
+        defer { session.finishTasksAndInvalidate() }
+        let canceller = URLSessionTaskCanceller()
+        let endings = Locked([URLError.Code?]())
+        let ended = DispatchGroup()
+        var tasks: [URLSessionDataTask] = []
+        for _ in 0..<8 {
+            ended.enter()
+            // A completion handler, so that each task says how it ended.
+            let task = session.dataTask(with: server.url("/stall?seconds=5")) { _, _, error in
+                endings.withLock { $0.append((error as? URLError)?.code) }
+                ended.leave()
+            }
+            canceller.register(task)
+            task.resume()
+            tasks.append(task)
+        }
+        canceller.cancelAll()
+        canceller.cancelAll()
+        let result = try await offThePool { ended.wait(timeout: .now() + 10) }
+        #expect(result == .success, "every task ended")
+        #expect(endings.withLock { $0 } == Array(repeating: .cancelled, count: tasks.count))
+        for task in tasks { canceller.didComplete(task) }
+        #expect(canceller.liveCount == 0)
+    }
+}
