@@ -107,6 +107,14 @@ extension Array: DecodableArray where Element: Decodable {
         var result: [Element] = []
         result.reserveCapacity(Int(decoder.tape[array].length))
         var position = array + 1
+        if decoder.decodesThroughInit(Element.self) {
+            // What `unwrap` would do for each element, with its type tests made once.
+            for _ in 0..<Int(decoder.tape[array].length) {
+                result.append(try decoder.with(position, at: position) { try Element(from: decoder) })
+                position = decoder.end(of: position)
+            }
+            return result
+        }
         for index in 0..<Int(decoder.tape[array].length) {
             result.append(try decoder.unwrap(position, as: Element.self, at: array, ArrayIndexKey(index)))
             position = decoder.end(of: position)

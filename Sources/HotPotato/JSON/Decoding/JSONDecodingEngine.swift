@@ -106,6 +106,18 @@ extension JSONDecodingEngine {
         return try with(ref, at: inner) { try T(from: self) }
     }
 
+    /// Whether ``unwrap(_:as:at:_:)`` decodes `type` with `T(from:)` and nothing else: it is none
+    /// of the types it treats itself. Decoding an array of such values asks once, not per element.
+    func decodesThroughInit<T: Decodable>(_ type: T.Type) -> Bool {
+        if T.self == String.self || T.self == Double.self || T.self == Int.self || T.self == Bool.self || T.self == JSON.self
+            || T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
+            return false
+        }
+        if decodableArray(T.self) != nil { return false }
+        if !usesDefaultKeys, T.self is any StringKeyedDictionary.Type { return false }
+        return true
+    }
+
     /// Converted key → position (or entry) of an object's members under the key strategy, for
     /// the object at `location`; the first of two keys that convert alike wins, as in
     /// `JSONDecoder`.

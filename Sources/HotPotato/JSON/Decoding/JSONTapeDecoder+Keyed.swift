@@ -139,7 +139,30 @@ extension JSONTapeDecoder {
         }
 
         /// The entry of the value for `key` (as the key strategy has it), or `nil`.
+        ///
+        /// A key of up to 15 bytes (most are) is a small string, whose bits are its bytes: it is
+        /// compared with the hinted key's written bytes as two words, without lending its bytes
+        /// to a closure. Anything else, or a miss, goes through ``searchValueEntry(forKey:)``.
+        @inline(__always)
         private func valueEntry(forKey key: String) -> Int? {
+            scope.check()
+            if let wanted = JSONSmallString.bits(of: key) {
+                let state = self.state.pointee
+                if !state.usesLookup {
+                    let hinted = state.hint.pointee.object == state.object ? state.hint.pointee.key : state.object + 1
+                    if hinted < state.last, tape[hinted].length == wanted.count, tape[hinted].flags & JSONTapeEntry.hasEscapes == 0,
+                       JSONSmallString.words(written(hinted)) == wanted.words {
+                        state.hint.pointee = JSONTapeKeyHints.Hint(object: state.object, key: end(of: hinted + 1))
+                        return hinted + 1
+                    }
+                }
+            }
+            return searchValueEntry(forKey: key)
+        }
+
+        /// ``valueEntry(forKey:)`` for any key: through the decoder's table, or the hinted key
+        /// and then every key compared by their bytes.
+        private func searchValueEntry(forKey key: String) -> Int? {
             scope.check()
             if usesLookup {
                 let object = self.object
@@ -261,7 +284,15 @@ extension JSONTapeDecoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let entry = try require(key)
+            if T.self == [String].self, tape[entry].kind == .array { return try strings(entry, as: T.self) }
             return try withDecoder { try $0.unwrap(entry, as: type, at: object, key) }
+        }
+
+        /// `[String]` (which `T` is) from the array at `entry`, as `unwrap` would decode it but
+        /// without its generic steps (the type tests, the array type table, the key boxed as an
+        /// existential): a list of strings is a common member of records.
+        private func strings<T>(_ entry: Int, as type: T.Type) throws -> T {
+            try withDecoder { unsafeBitCast(try $0.strings(ofArrayAt: entry), to: T.self) }
         }
 
         func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try bool($0, key) } }
@@ -283,6 +314,7 @@ extension JSONTapeDecoder {
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let entry = present(key) else { return nil }
+            if T.self == [String].self, tape[entry].kind == .array { return try strings(entry, as: T.self) }
             return try withDecoder { try $0.unwrap(entry, as: type, at: object, key) }
         }
 

@@ -7,13 +7,19 @@ enum JSONTapeStrings {
     /// entry.
     static func make(_ bytes: UnsafeBufferPointer<UInt8>, flags: UInt8) -> String {
         guard flags & JSONTapeEntry.hasEscapes != 0 else {
+            if bytes.count <= JSONSmallString.capacity, JSONSmallString.isUsable {
+                return JSONSmallString.make(bytes, isASCII: flags & JSONTapeEntry.hasNonASCII == 0)
+            }
             return UTF8Validation.string(checked: bytes, isASCII: flags & JSONTapeEntry.hasNonASCII == 0)
         }
         // A decoded string is never longer than its written form. Decoded escapes are strict
         // UTF-8 too: the parser rejects unpaired surrogates.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { buffer in
-            let decoded = UnsafeBufferPointer(start: buffer.baseAddress, count: unescape(bytes, into: buffer.baseAddress!))
-            let isASCII = flags & JSONTapeEntry.hasNonASCII == 0 && !decoded.contains { $0 >= 0x80 }
+            var wroteNonASCII = false
+            let count = unescape(bytes, into: buffer.baseAddress!, wroteNonASCII: &wroteNonASCII)
+            let isASCII = flags & JSONTapeEntry.hasNonASCII == 0 && !wroteNonASCII
+            let decoded = UnsafeBufferPointer(start: buffer.baseAddress, count: count)
+            if count <= JSONSmallString.capacity, JSONSmallString.isUsable { return JSONSmallString.make(decoded, isASCII: isASCII) }
             return UTF8Validation.string(checked: decoded, isASCII: isASCII)
         }
     }
@@ -35,59 +41,144 @@ enum JSONTapeStrings {
     }
 
     /// Decodes the escapes of checked string bytes into `output`, which has room for
-    /// `bytes.count` bytes; returns how many it wrote. Runs without escapes are copied whole.
+    /// `bytes.count` bytes; returns how many it wrote.
     static func unescape(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int {
+        var wroteNonASCII = false
+        return unescape(bytes, into: output, wroteNonASCII: &wroteNonASCII)
+    }
+
+    /// Decodes the escapes of checked string bytes into `output`, which has room for
+    /// `bytes.count` bytes; returns how many it wrote, and sets `wroteNonASCII` when an escape
+    /// (`\uXXXX`) stood for a character beyond ASCII.
+    ///
+    /// Text between escapes is copied eight bytes at a time while it is looked through for the
+    /// next backslash (escapes in text usually come close together, or in runs, where a call to
+    /// `memchr` and one to `memmove` per escape cost more than the bytes between them); a run
+    /// longer than 32 bytes is finished with `memchr` and one copy.
+    static func unescape(
+        _ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>, wroteNonASCII: inout Bool
+    ) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
         let count = bytes.count
+        let raw = UnsafeRawPointer(base)
+        let rawOutput = UnsafeMutableRawPointer(output)
         var index = 0
         var written = 0
         while index < count {
-            guard let found = memchr(base + index, Int32(UInt8(ascii: "\\")), count - index) else {
-                (output + written).update(from: base + index, count: count - index)
-                return written + count - index
+            // Up to the next backslash: a word at a time (written never passes index, so a word
+            // stored at written stays within the output's count bytes), for up to four words.
+            var words = 0
+            var found = false
+            while words < 4, index + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                rawOutput.storeBytes(of: word, toByteOffset: written, as: UInt64.self)
+                let zeroed = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                // The lowest byte flagged is exactly the first backslash (higher ones may be false).
+                let flagged = (zeroed &- 0x0101_0101_0101_0101) & ~zeroed & 0x8080_8080_8080_8080
+                if flagged != 0 {
+                    let skip = flagged.trailingZeroBitCount >> 3
+                    index += skip
+                    written += skip
+                    found = true
+                    break
+                }
+                index += 8
+                written += 8
+                words += 1
             }
-            let backslash = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
-            (output + written).update(from: base + index, count: backslash - index)
-            written += backslash - index
-            let escape = base[backslash + 1]
-            index = backslash + 2
-            switch escape {
-            case UInt8(ascii: "b"): output[written] = 0x08
-            case UInt8(ascii: "f"): output[written] = 0x0C
-            case UInt8(ascii: "n"): output[written] = 0x0A
-            case UInt8(ascii: "r"): output[written] = 0x0D
-            case UInt8(ascii: "t"): output[written] = 0x09
-            case UInt8(ascii: "u"):
-                var scalar = hex(base, at: backslash + 2)
-                index = backslash + 6
-                if (0xD800...0xDBFF).contains(scalar) {
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(base, at: index + 2) - 0xDC00)
-                    index += 6
+            if !found {
+                if words == 4 {
+                    // A long run: the rest of it in one search and one copy.
+                    let next: Int
+                    if let match = memchr(base + index, Int32(UInt8(ascii: "\\")), count - index) {
+                        next = UnsafePointer<UInt8>(match.assumingMemoryBound(to: UInt8.self)) - base
+                    } else {
+                        next = count
+                    }
+                    (output + written).update(from: base + index, count: next - index)
+                    written += next - index
+                    index = next
+                } else {
+                    // Fewer than eight bytes left.
+                    while index < count, base[index] != UInt8(ascii: "\\") {
+                        output[written] = base[index]
+                        written += 1
+                        index += 1
+                    }
                 }
-                for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! {
-                    output[written] = unit
-                    written += 1
-                }
+                if index >= count { break }
+            }
+            // base[index] is a backslash, followed by a complete escape (the parser checked).
+            let escape = base[index + 1]
+            if escape != UInt8(ascii: "u") {
+                output[written] = simpleEscape(escape)
+                written += 1
+                index += 2
                 continue
-            default: output[written] = escape
             }
-            written += 1
+            var scalar = hex4(raw + index + 2)
+            index += 6
+            if scalar & 0xFC00 == 0xD800 {
+                // A high surrogate; the parser checked that a low one follows.
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex4(raw + index + 2) &- 0xDC00)
+                index += 6
+            }
+            written += encode(scalar, into: output + written)
+            if scalar >= 0x80 { wroteNonASCII = true }
         }
         return written
     }
 
-    private static func hex(_ bytes: UnsafePointer<UInt8>, at start: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for offset in 0..<4 {
-            let digit = bytes[start + offset]
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            default: nibble = digit - UInt8(ascii: "A") + 10
-            }
-            value = value << 4 | UInt32(nibble)
+    /// What a simple escape (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`) stands for, by the
+    /// byte after the backslash.
+    @inline(__always)
+    private static func simpleEscape(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "b"): return 0x08
+        case UInt8(ascii: "f"): return 0x0C
+        case UInt8(ascii: "n"): return 0x0A
+        case UInt8(ascii: "r"): return 0x0D
+        case UInt8(ascii: "t"): return 0x09
+        default: return byte
         }
-        return value
+    }
+
+    /// The value of the four hexadecimal digits at `digits` (checked by the parser).
+    @inline(__always)
+    private static func hex4(_ digits: UnsafeRawPointer) -> UInt32 {
+        // Digits, in the bytes of a little-endian word: '0'…'9' are 0x3N, 'a'…'f' 0x6N and
+        // 'A'…'F' 0x4N, N from 1 for a and A: each is its low nibble, plus 9 for letters
+        // (bit 6).
+        let word = UInt32(littleEndian: digits.loadUnaligned(as: UInt32.self))
+        let nibbles = (word & 0x0F0F_0F0F) &+ ((word >> 6) & 0x0101_0101) &* 9
+        return (nibbles & 0xFF) << 12 | ((nibbles >> 8) & 0xFF) << 8 | ((nibbles >> 16) & 0xFF) << 4 | nibbles >> 24
+    }
+
+    /// Writes `scalar` as UTF-8 at `output`; returns how many bytes it took. A lone surrogate
+    /// (which the parser rejects) is written as U+FFFD.
+    @inline(__always)
+    private static func encode(_ scalar: UInt32, into output: UnsafeMutablePointer<UInt8>) -> Int {
+        switch scalar {
+        case 0..<0x80:
+            output[0] = UInt8(truncatingIfNeeded: scalar)
+            return 1
+        case 0x80..<0x800:
+            output[0] = UInt8(truncatingIfNeeded: 0xC0 | scalar >> 6)
+            output[1] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+            return 2
+        case 0xD800..<0xE000:
+            return encode(0xFFFD, into: output)
+        case 0x800..<0x10000:
+            output[0] = UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12)
+            output[1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
+            output[2] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+            return 3
+        default:
+            output[0] = UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18)
+            output[1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 12) & 0x3F)
+            output[2] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
+            output[3] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+            return 4
+        }
     }
 }
