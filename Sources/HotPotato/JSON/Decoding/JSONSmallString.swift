@@ -92,8 +92,10 @@ enum JSONSmallString {
         return smallBits(of: string)
     }
 
+    /// ``bits(of:)`` for a caller that has read ``isUsable`` already (and keeps it, since reading
+    /// a lazily made global costs a call each time).
     @inline(__always)
-    private static func smallBits(of string: String) -> (words: (UInt64, UInt64), count: Int)? {
+    static func smallBits(of string: String) -> (words: (UInt64, UInt64), count: Int)? {
         let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
         // The small-string flag (bit 61); no other form of string sets it.
         guard bits.1 & (1 << 61) != 0 else { return nil }

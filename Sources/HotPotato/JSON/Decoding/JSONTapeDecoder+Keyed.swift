@@ -5,7 +5,8 @@ extension JSONTapeDecoder {
         let usesLookup = !usesDefaultKeys || tape[object].flags & JSONTapeEntry.mayRepeatKeys != 0
         // A repeated key under `.reject` is an error as soon as the object is opened.
         if usesLookup { _ = try lookup(for: object) }
-        let state = KeyedContainerState(object: object, last: end(of: object), hint: hintSlot(for: object), usesLookup: usesLookup)
+        let state = KeyedContainerState(
+            object: object, last: end(of: object), hint: hintSlot(for: object), usesLookup: usesLookup, smallStrings: smallStrings)
         let keyType = ObjectIdentifier(Key.self)
         if let block = containerBlock {
             var index = containerCount - 1
@@ -46,6 +47,8 @@ extension JSONTapeDecoder {
         var hint: UnsafeMutablePointer<JSONTapeKeyHints.Hint>
         /// Whether keys are found through the decoder's table rather than by their bytes.
         var usesLookup: Bool
+        /// The decoder's ``JSONTapeDecoder/smallStrings``.
+        var smallStrings: Bool
     }
 
     /// A keyed container given out by this decoder, kept (with its state) to be given out again.
@@ -146,8 +149,8 @@ extension JSONTapeDecoder {
         @inline(__always)
         private func valueEntry(forKey key: String) -> Int? {
             scope.check()
-            if let wanted = JSONSmallString.bits(of: key) {
-                let state = self.state.pointee
+            let state = self.state.pointee
+            if state.smallStrings, let wanted = JSONSmallString.smallBits(of: key) {
                 if !state.usesLookup {
                     let hinted = state.hint.pointee.object == state.object ? state.hint.pointee.key : state.object + 1
                     if hinted < state.last, tape[hinted].length == wanted.count, tape[hinted].flags & JSONTapeEntry.hasEscapes == 0,
@@ -234,7 +237,9 @@ extension JSONTapeDecoder {
         }
 
         private func string(_ entry: Int, _ key: Key) throws -> String {
-            if tape[entry].kind == .string { return JSONTapeStrings.make(written(entry), flags: tape[entry].flags) }
+            if tape[entry].kind == .string {
+                return JSONTapeStrings.make(written(entry), flags: tape[entry].flags, smallStrings: state.pointee.smallStrings)
+            }
             return try withDecoder { try $0.unwrapString($0.leaf(entry), at: object, key) }
         }
 
@@ -252,17 +257,21 @@ extension JSONTapeDecoder {
 
         /// `integer(Int.self, …)` without the generic call, for the most common integer.
         private func int(_ entry: Int, _ key: Key) throws -> Int {
-            if tape[entry].kind == .number, case .integer(let value) = JSON.Number(checkedJSON: written(entry)).storage,
-               let exact = Int(exactly: value) {
-                return exact
+            if tape[entry].kind == .number {
+                if let value = JSONTapeDecoder.smallInteger(written(entry)), let exact = Int(exactly: value) { return exact }
+                if case .integer(let value) = JSON.Number(checkedJSON: written(entry)).storage, let exact = Int(exactly: value) {
+                    return exact
+                }
             }
             return try withDecoder { try $0.unwrapInteger($0.leaf(entry), as: Int.self, at: object, key) }
         }
 
         private func integer<T: FixedWidthInteger>(_ type: T.Type, _ entry: Int, _ key: Key) throws -> T {
-            if tape[entry].kind == .number, case .integer(let value) = JSON.Number(checkedJSON: written(entry)).storage,
-               let exact = T(exactly: value) {
-                return exact
+            if tape[entry].kind == .number {
+                if let value = JSONTapeDecoder.smallInteger(written(entry)), let exact = T(exactly: value) { return exact }
+                if case .integer(let value) = JSON.Number(checkedJSON: written(entry)).storage, let exact = T(exactly: value) {
+                    return exact
+                }
             }
             return try withDecoder { try $0.unwrapInteger($0.leaf(entry), as: type, at: object, key) }
         }

@@ -24,6 +24,8 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     let strategies: JSONDecodingStrategies
     let duplicateKeys: JSONParsingOptions.DuplicateKeyPolicy
     let userInfo: [CodingUserInfoKey: Any]
+    /// ``JSONSmallString/isUsable``, read once.
+    let smallStrings: Bool
     /// Whether the tape and bytes are still there; shared with the decoders made from this one.
     let scope: JSONDecodingScope
     /// The decoding's first decoder, which lives as long as the scope is open, for containers
@@ -103,6 +105,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     ) {
         scope = .open()
         first = nil
+        smallStrings = JSONSmallString.isUsable
         self.tape = tape
         self.bytes = bytes
         self.strategies = strategies
@@ -116,6 +119,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     private init(sharing first: JSONTapeDecoder, at index: Int) {
         scope = first.scope
         self.first = first.owner
+        smallStrings = first.smallStrings
         let hints = first.keyHints
         hintTable = hints
         hintSlots = hints.slots
@@ -177,8 +181,28 @@ final class JSONTapeDecoder: JSONDecodingEngine {
         JSON.Number(checkedJSON: writtenBytes(index))
     }
 
+    /// The value of a number's written bytes (checked by the parser) when they are an integer of
+    /// at most 18 digits, as `JSON.Number(checkedJSON:)` reads it, without making the number;
+    /// `nil` for anything else (a fraction, an exponent, more digits).
+    @inline(__always)
+    static func smallInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let count = bytes.count
+        guard count > 0, count <= 19 else { return nil }
+        var index = bytes[0] == UInt8(ascii: "-") ? 1 : 0
+        guard index < count, count - index <= 18 else { return nil }
+        let negative = index == 1
+        var value: Int64 = 0
+        while index < count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            index += 1
+        }
+        return negative ? -value : value
+    }
+
     func string(at index: Int) -> String {
-        JSONTapeStrings.make(writtenBytes(index), flags: tape[index].flags)
+        JSONTapeStrings.make(writtenBytes(index), flags: tape[index].flags, smallStrings: smallStrings)
     }
 
     // MARK: - The engine
@@ -256,7 +280,9 @@ final class JSONTapeDecoder: JSONDecodingEngine {
 
     func numberAsInt64(_ index: Int) -> Int64? {
         scope.check()
-        guard tape[index].kind == .number, case .integer(let value) = number(at: index).storage else { return nil }
+        guard tape[index].kind == .number else { return nil }
+        if let value = Self.smallInteger(writtenBytes(index)) { return value }
+        guard case .integer(let value) = number(at: index).storage else { return nil }
         return value
     }
 

@@ -6,8 +6,14 @@ enum JSONTapeStrings {
     /// The string whose written bytes (between the quotes) are `bytes`, with the flags of its tape
     /// entry.
     static func make(_ bytes: UnsafeBufferPointer<UInt8>, flags: UInt8) -> String {
+        make(bytes, flags: flags, smallStrings: JSONSmallString.isUsable)
+    }
+
+    /// ``make(_:flags:)`` with ``JSONSmallString/isUsable`` read already.
+    @inline(__always)
+    static func make(_ bytes: UnsafeBufferPointer<UInt8>, flags: UInt8, smallStrings: Bool) -> String {
         guard flags & JSONTapeEntry.hasEscapes != 0 else {
-            if bytes.count <= JSONSmallString.capacity, JSONSmallString.isUsable {
+            if bytes.count <= JSONSmallString.capacity, smallStrings {
                 return JSONSmallString.make(bytes, isASCII: flags & JSONTapeEntry.hasNonASCII == 0)
             }
             return UTF8Validation.string(checked: bytes, isASCII: flags & JSONTapeEntry.hasNonASCII == 0)
@@ -19,7 +25,7 @@ enum JSONTapeStrings {
             let count = unescape(bytes, into: buffer.baseAddress!, wroteNonASCII: &wroteNonASCII)
             let isASCII = flags & JSONTapeEntry.hasNonASCII == 0 && !wroteNonASCII
             let decoded = UnsafeBufferPointer(start: buffer.baseAddress, count: count)
-            if count <= JSONSmallString.capacity, JSONSmallString.isUsable { return JSONSmallString.make(decoded, isASCII: isASCII) }
+            if count <= JSONSmallString.capacity, smallStrings { return JSONSmallString.make(decoded, isASCII: isASCII) }
             return UTF8Validation.string(checked: decoded, isASCII: isASCII)
         }
     }
