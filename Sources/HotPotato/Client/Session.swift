@@ -43,19 +43,11 @@ public final class Session: Sendable {
         case .urlSession:
             transport = URLSessionEngine(configuration: configuration)
         case .curl:
-            #if os(Linux)
-            // libcurl is loaded and initialised on the engine's first worker thread, started now,
-            // while the caller builds its first request: the first request of a process no longer
-            // waits for it in line. A request that finds it unusable fails as
-            // `UnavailableEngine`'s do.
-            transport = CurlEngine(configuration: configuration, preparing: true)
-            #else
             if let reason = CurlLibrary.unavailabilityReason {
                 transport = UnavailableEngine(engine: .curl, reason: reason)
             } else {
                 transport = CurlEngine(configuration: configuration)
             }
-            #endif
         }
     }
 

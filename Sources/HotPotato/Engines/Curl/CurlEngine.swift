@@ -28,31 +28,16 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var workers = 0
     private var waitingWorkers = 0
-    /// Workers started but not yet looking for work (loading libcurl, making a handle): each
-    /// counts as one that will take a pending transfer.
-    private var startingWorkers = 0
     private var invalidated = false
 
     /// How long an idle worker waits for work before it ends.
     private static let idleWorkerLifetime: TimeInterval = 15
 
-    /// Creates the engine. With `preparing`, its first worker starts at once: it loads and
-    /// initialises libcurl (`curl_global_init`, most of it OpenSSL's set-up, about 0.4 ms) and
-    /// makes an easy handle while the caller builds its first request, instead of after it.
-    init(configuration: Session.Configuration, preparing: Bool = false) {
+    init(configuration: Session.Configuration) {
         self.configuration = configuration
-        if preparing {
-            workers = 1
-            startingWorkers = 1
-            startWorker(preparing: true)
-        }
     }
 
     func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void {
-        // Waits for the first worker's loading of libcurl when it is still under way.
-        if let reason = CurlLibrary.unavailabilityReason {
-            return UnavailableEngine(engine: .curl, reason: reason).start(request, bodyFile: bodyFile, sink: sink)
-        }
         let transfer = CurlTransfer(request: request, bodyFile: bodyFile, sink: sink, configuration: configuration)
         condition.lock()
         if invalidated {
@@ -61,7 +46,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
             return {}
         }
         pending.append(transfer)
-        let spawn = pending.count > waitingWorkers + startingWorkers && workers < max(1, configuration.maximumConcurrentTransfers)
+        let spawn = pending.count > waitingWorkers && workers < max(1, configuration.maximumConcurrentTransfers)
         if spawn { workers += 1 }
         condition.signal()
         condition.unlock()
@@ -87,14 +72,13 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
         for handle in handles { hp_curl_easy_cleanup(handle) }
     }
 
-    private func startWorker(preparing: Bool = false) {
-        let thread = Thread { [self] in work(preparing: preparing) }
+    private func startWorker() {
+        let thread = Thread { [self] in work() }
         thread.name = "HotPotato.curl"
         thread.start()
     }
 
-    private func work(preparing: Bool) {
-        if preparing, !prepare() { return }
+    private func work() {
         while let (transfer, reusedHandle) = nextTransfer() {
             guard let handle = reusedHandle ?? hp_curl_easy_init() else {
                 transfer.sink.fail(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))
@@ -106,23 +90,6 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
             finished(transfer, handle: handle)
             transfer.report(ending)
         }
-    }
-
-    /// The first worker's preparation, when the engine was made with `preparing`: libcurl loaded
-    /// and initialised, and an easy handle for the first request. Returns `false`, having ended
-    /// the worker, when libcurl cannot be used (``start(_:bodyFile:sink:)`` then fails every
-    /// request as ``UnavailableEngine`` does).
-    private func prepare() -> Bool {
-        let available = CurlLibrary.isAvailable
-        let handle = available ? hp_curl_easy_init() : nil
-        condition.lock()
-        startingWorkers = 0
-        if !available { workers -= 1 }
-        let keep = handle != nil && !invalidated
-        if keep, let handle { idleHandles.append(handle) }
-        condition.unlock()
-        if !keep, let handle { hp_curl_easy_cleanup(handle) }
-        return available
     }
 
     /// The next transfer to run and a handle to reuse, waiting for one if none is pending; `nil`
