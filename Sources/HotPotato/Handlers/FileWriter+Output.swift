@@ -146,12 +146,18 @@ extension FileWriter {
     }
 
     /// Links the anonymous file in: straight at the destination when nothing may be replaced
-    /// (the link fails if something is there), else under a temporary name renamed over it.
+    /// (the link fails if something is there), else under a temporary name renamed over it —
+    /// unless nothing is there either, when the link straight at the destination does it (it
+    /// fails, and the rename follows, if something appeared meanwhile).
     private func placeAnonymous(_ fd: Int32) throws {
         switch existingFilePolicy {
         case .fail:
             try POSIXFile.linkAnonymous(fd, to: destination.path)
         case .replace:
+            do {
+                try POSIXFile.linkAnonymous(fd, to: destination.path)
+                return
+            } catch let error as POSIXError where error.code == .EEXIST {}
             let directory = destination.deletingLastPathComponent()
             var attempts = 0
             while true {
