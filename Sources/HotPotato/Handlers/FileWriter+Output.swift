@@ -17,9 +17,8 @@ extension FileWriter {
         guard destination.isFileURL, !destination.lastPathComponent.isEmpty, path != "/" else {
             throw fileError(.fileSystemError, "The destination \(destination) is not a file URL.", path: path)
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue {
+        if let isDirectory = POSIXFile.itemIsDirectory(atPath: path) {
+            if isDirectory {
                 throw fileError(.fileSystemError, "The destination \(path) is a directory.", path: path)
             }
             if existingFilePolicy == .fail {
@@ -27,7 +26,7 @@ extension FileWriter {
             }
         }
         let directory = destination.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
+        if POSIXFile.itemIsDirectory(atPath: directory.path) == nil {
             guard createsIntermediateDirectories else {
                 throw fileError(
                     .fileSystemError, "The directory \(directory.path) does not exist.", path: directory.path,
