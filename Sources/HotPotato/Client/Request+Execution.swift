@@ -39,9 +39,8 @@ extension Request {
             interval: configuration.progressInterval, queue: options.progressQueue,
             callback: options.progressCallback)
         let handler = makeHandler()
-        if let gated = handler as? any GatedContentHandler {
-            if let codes = options.acceptedStatusCodes { gated.gate.statusCodes = codes }
-            if let types = options.acceptedContentTypes { gated.gate.contentTypes = types }
+        if options.acceptedStatusCodes != nil || options.acceptedContentTypes != nil {
+            applyGateOptions(to: handler)
         }
         let transfer = Transfer(
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? configuration.errorBodyLimit,
@@ -64,5 +63,14 @@ extension Request {
             transfer.fail(error)
         }
         return call
+    }
+
+    /// Sets the gate options of the chain on the handler, if it has a gate
+    /// (``GatedContentHandler``): every ``SelectiveDiscarder`` does.
+    private func applyGateOptions(to handler: Handler) {
+        if let gated = handler as? any GatedContentHandler {
+            if let codes = options.acceptedStatusCodes { gated.gate.statusCodes = codes }
+            if let types = options.acceptedContentTypes { gated.gate.contentTypes = types }
+        }
     }
 }

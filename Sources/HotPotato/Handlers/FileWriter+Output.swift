@@ -17,9 +17,8 @@ extension FileWriter {
         guard destination.isFileURL, !destination.lastPathComponent.isEmpty, path != "/" else {
             throw fileError(.fileSystemError, "The destination \(destination) is not a file URL.", path: path)
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue {
+        if let isDirectory = POSIXFile.itemIsDirectory(atPath: path) {
+            if isDirectory {
                 throw fileError(.fileSystemError, "The destination \(path) is a directory.", path: path)
             }
             if existingFilePolicy == .fail {
@@ -27,7 +26,7 @@ extension FileWriter {
             }
         }
         let directory = destination.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
+        if POSIXFile.itemIsDirectory(atPath: directory.path) == nil {
             guard createsIntermediateDirectories else {
                 throw fileError(
                     .fileSystemError, "The directory \(directory.path) does not exist.", path: directory.path,
@@ -146,12 +145,18 @@ extension FileWriter {
     }
 
     /// Links the anonymous file in: straight at the destination when nothing may be replaced
-    /// (the link fails if something is there), else under a temporary name renamed over it.
+    /// (the link fails if something is there), else under a temporary name renamed over it —
+    /// unless nothing is there either, when the link straight at the destination does it (it
+    /// fails, and the rename follows, if something appeared meanwhile).
     private func placeAnonymous(_ fd: Int32) throws {
         switch existingFilePolicy {
         case .fail:
             try POSIXFile.linkAnonymous(fd, to: destination.path)
         case .replace:
+            do {
+                try POSIXFile.linkAnonymous(fd, to: destination.path)
+                return
+            } catch let error as POSIXError where error.code == .EEXIST {}
             let directory = destination.deletingLastPathComponent()
             var attempts = 0
             while true {

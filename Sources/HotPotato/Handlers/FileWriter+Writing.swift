@@ -11,6 +11,23 @@ extension FileWriter {
         try write(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
     }
 
+    /// The gathering buffer with room for `count` more bytes (fewer than
+    /// ``directWriteThreshold``), after writing what it holds if it is full: 64 KiB until a MiB
+    /// is on disk, then 256 KiB.
+    func coalescingBuffer(adding count: Int) throws -> UnsafeMutableRawBufferPointer {
+        if let buffer = coalescing {
+            if coalescedCount + count <= buffer.count { return buffer }
+            try flush()
+            if buffer.count >= Self.coalescingCapacity || bytesOnDisk < Self.coalescingGrowthPoint { return buffer }
+            buffer.deallocate()
+            coalescing = nil
+        }
+        let capacity = bytesOnDisk < Self.coalescingGrowthPoint ? Self.initialCoalescingCapacity : Self.coalescingCapacity
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        coalescing = buffer
+        return buffer
+    }
+
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         do {
             try POSIXFile.writeAll(descriptor, bytes)

@@ -143,13 +143,18 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
 
     var output: Output?
     var descriptor: Int32 = -1
-    /// Small chunks are gathered here and written together: URLSession delivers 16 KiB at a time,
-    /// and one `write(2)` per 256 KiB costs far less than sixteen.
+    /// Small chunks are gathered here and written together: URLSession and libcurl deliver 16 KiB
+    /// at a time, and one `write(2)` per 256 KiB costs far less than sixteen.
     var coalescing: UnsafeMutableRawBufferPointer?
     var coalescedCount = 0
     /// Bytes of the file handed to `write(2)` so far (including a resumed partial's).
     var bytesOnDisk: Int64 = 0
     static let coalescingCapacity = 256 * 1024
+    /// The gathering buffer's size until ``coalescingGrowthPoint`` bytes are on disk: each page of a
+    /// new buffer costs a page fault the first time it is written, and for a small download 64
+    /// faults cost more than the twelve writes a 64 KiB buffer adds.
+    static let initialCoalescingCapacity = 64 * 1024
+    static let coalescingGrowthPoint: Int64 = 1 << 20
     /// Chunks at least this large are written as they are.
     static let directWriteThreshold = 64 * 1024
 
@@ -237,9 +242,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
                 try write(bytes)
                 return
             }
-            let buffer = coalescing ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.coalescingCapacity, alignment: 16)
-            coalescing = buffer
-            if coalescedCount + bytes.count > buffer.count { try flush() }
+            let buffer = try coalescingBuffer(adding: bytes.count)
             UnsafeMutableRawBufferPointer(rebasing: buffer[coalescedCount...]).copyMemory(from: bytes)
             coalescedCount += bytes.count
         }

@@ -14,7 +14,11 @@ extension ResponseDriver {
     /// - Throws: The handler's error (a ``HotPotatoError``, or any other wrapped with code
     ///   ``HotPotatoError/Code/handlerFailed``); the request must not be sent then.
     public func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
-        if let adapting = handler as? any RequestAdapting {
+        if let writer = handler as? FileWriter {
+            // A class cast, which walks the superclass chain: asking for the protocol costs a scan
+            // of every conformance record loaded, the first time for each handler type.
+            try writer.adapt(&request)
+        } else if let adapting = handler as? any RequestAdapting {
             do {
                 try adapting.adapt(&request)
             } catch let error as HotPotatoError {

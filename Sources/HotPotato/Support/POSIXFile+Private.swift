@@ -21,7 +21,14 @@ extension POSIXFile {
     /// `HOTPOTATO_NO_ANONYMOUS_FILES=1` in the environment makes ``openAnonymous(in:)`` answer
     /// `nil`, as on a system without anonymous files: the named fallback, exercised by the tests
     /// on Linux (in a process of their own), and a diagnostic switch.
-    static let anonymousFilesDisabled = ProcessInfo.processInfo.environment["HOTPOTATO_NO_ANONYMOUS_FILES"] == "1"
+    ///
+    /// Read with `getenv`: `ProcessInfo.environment` builds a dictionary of the whole environment
+    /// (about 800,000 instructions, a conformance look-up among them), which the first download
+    /// of a process waited for.
+    static let anonymousFilesDisabled: Bool = {
+        guard let value = getenv("HOTPOTATO_NO_ANONYMOUS_FILES") else { return false }
+        return strcmp(value, "1") == 0
+    }()
 
     /// Opens a new anonymous file in `directory` (`O_TMPFILE`, mode 0600): it has no name, so a
     /// crash or a kill leaves nothing behind, until ``linkAnonymous(_:to:)`` gives it one.

@@ -86,6 +86,24 @@ enum POSIXFile {
         unlink(path)
     }
 
+    /// Whether something is at `path`, as `FileManager.fileExists(atPath:isDirectory:)` answers
+    /// it: `nil` when nothing is there (a dangling symbolic link included), else whether it is a
+    /// directory, symbolic links followed. On Linux one `stat`, as Foundation makes there, without
+    /// the `FileManager` singleton that the first download of a process otherwise set up for it.
+    static func itemIsDirectory(atPath path: String) -> Bool? {
+        #if os(Linux)
+        // Foundation's file system representation of a path with a NUL names no file.
+        guard !path.utf8.contains(0) else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return (status.st_mode & S_IFMT) == S_IFDIR
+        #else
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
+        return isDirectory.boolValue
+        #endif
+    }
+
     /// The permissions a new file gets from `open(…, 0666)` under the process's umask, read
     /// without changing it (Linux reports it in /proc/self/status); 0644 where it cannot be read.
     ///

@@ -20,7 +20,11 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
 
     // Guarded by `condition`.
     private var pending: [CurlTransfer] = []
-    private var running: [ObjectIdentifier: CurlTransfer] = [:]
+    /// The transfers being performed, at most one per worker. An array rather than a dictionary
+    /// keyed by `ObjectIdentifier`: the first dictionary of that type a process makes looks up
+    /// `ObjectIdentifier`'s `Hashable` conformance, a scan of every conformance record loaded,
+    /// which the first request waited for.
+    private var running: [CurlTransfer] = []
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var workers = 0
     private var waitingWorkers = 0
@@ -58,7 +62,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     func invalidate(cancellingTransfers: Bool) {
         condition.lock()
         invalidated = true
-        let cancelled = cancellingTransfers ? pending + Array(running.values) : []
+        let cancelled = cancellingTransfers ? pending + running : []
         if cancellingTransfers { pending.removeAll() }
         let handles = idleHandles
         idleHandles.removeAll()
@@ -97,7 +101,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
             while let transfer = pending.first {
                 pending.removeFirst()
                 guard !transfer.sink.isFinished else { continue }
-                running[ObjectIdentifier(transfer)] = transfer
+                running.append(transfer)
                 return (transfer, idleHandles.popLast())
             }
             if invalidated {
@@ -116,7 +120,10 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
 
     private func finished(_ transfer: CurlTransfer, handle: UnsafeMutableRawPointer?) {
         condition.lock()
-        running[ObjectIdentifier(transfer)] = nil
+        if let index = running.firstIndex(where: { $0 === transfer }) {
+            running.swapAt(index, running.count - 1)
+            running.removeLast()
+        }
         let keep = handle != nil && !invalidated && idleHandles.count < max(1, configuration.maximumConcurrentTransfers)
         if keep, let handle { idleHandles.append(handle) }
         condition.unlock()

@@ -272,12 +272,24 @@ final class CurlTransfer: @unchecked Sendable {
             if !headDelivered, !deliverHead() { return .settled }
             return .end
         }
-        if idleTimedOut, result == Int32(HP_CURLE_ABORTED_BY_CALLBACK) {
-            let seconds = Double(idleLimit) / 1e9
-            let message = "Nothing was received or sent for \(seconds.formatted(.number.precision(.fractionLength(0...3)))) s"
-            return .failure(HotPotatoError(
-                .timedOut, reason: "The request timed out: \(message)", underlying: CurlError(code: Int(result), message: message)))
-        }
+        if idleTimedOut, result == Int32(HP_CURLE_ABORTED_BY_CALLBACK) { return .failure(idleTimeoutError(result)) }
+        return failure(for: result)
+    }
+
+    // The failures are made apart from `ending(for:)`, which every transfer calls: a function
+    // with a `FloatingPointFormatStyle` (a type of a resilient library) in it instantiates the
+    // type's metadata on entry, with a look-up of `Double`'s conformances, whichever way it goes.
+
+    @inline(never)
+    private func idleTimeoutError(_ result: Int32) -> HotPotatoError {
+        let seconds = Double(idleLimit) / 1e9
+        let message = "Nothing was received or sent for \(seconds.formatted(.number.precision(.fractionLength(0...3)))) s"
+        return HotPotatoError(
+            .timedOut, reason: "The request timed out: \(message)", underlying: CurlError(code: Int(result), message: message))
+    }
+
+    @inline(never)
+    private func failure(for result: Int32) -> Ending {
         let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let message = detail.isEmpty ? CurlLibrary.describe(result) : detail
         return CurlErrorMapping.map(code: result, message: message)
