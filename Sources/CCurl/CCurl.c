@@ -1,5 +1,9 @@
 // Loads libcurl at run time and calls it through typed wrappers. See include/CCurl.h.
 
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE // RTLD_DEFAULT
+#endif
+
 #include "CCurl.h"
 
 #include <dlfcn.h>
@@ -57,16 +61,27 @@ static void *symbol(void *library, const char *name) {
 
 static void load(void) {
     void *library = NULL;
+    int opened = 0; // RTLD_DEFAULT is a null pointer on glibc
     char tried[384] = "";
-    for (const char *const *name = library_names; *name != NULL && library == NULL; name++) {
+#if defined(__linux__)
+    // FoundationNetworking links libcurl, so in a Swift process on Linux it is normally loaded
+    // already: its symbols are then found without opening it again (dlopen of a loaded library
+    // still searches for it by name, about 0.4 M instructions on the first request).
+    if (dlsym(RTLD_DEFAULT, "curl_easy_init") != NULL && dlsym(RTLD_DEFAULT, "curl_global_init") != NULL) {
+        library = RTLD_DEFAULT;
+        opened = 1;
+    }
+#endif
+    for (const char *const *name = library_names; *name != NULL && !opened; name++) {
         library = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
+        opened = library != NULL;
         if (library == NULL) {
             const char *reason = dlerror();
             size_t used = strlen(tried);
             snprintf(tried + used, sizeof tried - used, "%s%s", used ? "; " : "", reason ? reason : *name);
         }
     }
-    if (library == NULL) {
+    if (!opened) {
         snprintf(load_error, sizeof load_error, "libcurl could not be opened (%s)", tried);
         return;
     }

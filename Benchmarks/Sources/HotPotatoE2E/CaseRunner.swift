@@ -13,6 +13,10 @@ import Glibc
 /// The wall time and CPU time cover the transfer only, not the process start; the parent reads
 /// the peak resident memory from the kernel when the child exits.
 enum CaseRunner {
+    /// The case's session, kept until the process exits: closing its connections is not part of
+    /// the transfer's time.
+    nonisolated(unsafe) private static var keptSession: Session?
+
     static func run(_ name: String, url: String, destination: String, count: Int) async throws {
         guard let url = URL(string: url) else { throw HarnessError("bad URL \(url)") }
         let destinationURL = URL(fileURLWithPath: destination)
@@ -42,6 +46,9 @@ enum CaseRunner {
         var configuration = Session.Configuration()
         configuration.requestTimeout = 120
         let session = Session(configuration: configuration, engine: engine)
+        // Released after the clock stops, as the raw URLSession cases' shared session is never
+        // released and curl's `time_total` ends before its clean-up.
+        keptSession = session
         let request = session.get(url)
         switch job {
         case "file":

@@ -3,7 +3,8 @@
 // No curl headers are needed to build: this header declares only what HotPotato calls, with the
 // values of libcurl's public, ABI-stable constants. libcurl itself (libcurl.so.4 on Linux,
 // libcurl.4.dylib on macOS — the library FoundationNetworking links on Linux) is opened with
-// dlopen on first use. The variadic curl_easy_setopt and curl_easy_getinfo are called from C only,
+// dlopen on first use (on Linux its symbols are looked up in the process first, where
+// FoundationNetworking has normally loaded it). The variadic curl_easy_setopt and curl_easy_getinfo are called from C only,
 // through the typed wrappers below.
 
 #ifndef HOTPOTATO_CCURL_H
