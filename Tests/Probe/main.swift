@@ -4,6 +4,7 @@
 //
 //   hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]
 //   hotpotato-probe stream-json URL KEY_PATH DELAY_MICROSECONDS_PER_ELEMENT [urlsession|curl]
+//   hotpotato-probe parallel URL COUNT [urlsession|curl]   (COUNT downloads at once, discarded)
 //
 // Prints `bytes=<n> peak_rss_kib=<n>` (or `elements=<n> peak_rss_kib=<n>`) and exits 0, or prints
 // the error (for a download, with `error_code=<code> peak_rss_kib=<n>`) and exits 1.
@@ -77,8 +78,38 @@ func streamJSON(_ arguments: [String]) -> Never {
     exit(code)
 }
 
+/// Downloads the URL `COUNT` times at once through one session, discarding the bodies.
+func parallel(_ arguments: [String]) -> Never {
+    guard (4...5).contains(arguments.count), let url = URL(string: arguments[2]), let count = Int(arguments[3]) else {
+        print("usage: hotpotato-probe parallel URL COUNT [urlsession|curl]")
+        exit(2)
+    }
+    let engine: Session.Engine = arguments.count == 5 && arguments[4] == "curl" ? .curl : .urlSession
+    let session = Session(engine: engine)
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var code: Int32 = 0
+    Task {
+        do {
+            let total = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for _ in 0..<count {
+                    group.addTask { try await session.get(url).handled(by: SlowDiscarder(delay: 0)).content }
+                }
+                return try await group.reduce(0, +)
+            }
+            print("bytes=\(total) peak_rss_kib=\(peakResidentKiB())")
+        } catch {
+            print("error: \(error)")
+            code = 1
+        }
+        done.signal()
+    }
+    done.wait()
+    exit(code)
+}
+
 let arguments = CommandLine.arguments
 if arguments.count > 1 && arguments[1] == "stream-json" { streamJSON(arguments) }
+if arguments.count > 1 && arguments[1] == "parallel" { parallel(arguments) }
 guard (4...5).contains(arguments.count), let url = URL(string: arguments[1]), let delay = Double(arguments[2]),
       let highWaterMark = Int(arguments[3]) else {
     print("usage: hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]")

@@ -22,6 +22,13 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     /// Set once in `init`, never changed.
     private var session: URLSession!
     private let registry = Locked(Registry())
+    /// Held while a task is made, and while the session is found invalidated: URLSession traps when
+    /// a task is made on an invalidated session. Not the registry's lock: making a task waits for
+    /// URLSession's work queue, which may be busy handing chunks over, and the delegate queue
+    /// looks transfers up in the registry for every chunk — with one lock, the delegate queue
+    /// stalled behind task creation and URLSession's backlog grew without bound. Taken before the
+    /// registry's lock, never after.
+    private let creation = NSLock()
     /// Every cancel of a task goes through it (see ``URLSessionTaskCanceller``).
     private let canceller = URLSessionTaskCanceller()
     /// The `httpAdditionalHeaders` of the caller's `URLSessionConfiguration`, added to each
@@ -99,6 +106,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     var deliveriesMayBlock: Bool { false }
 
     func invalidate(cancellingTransfers: Bool) {
+        creation.lock()
         let (first, transfers, invalidateNow) = registry.withLock { registry -> (Bool, [URLSessionTransfer], Bool) in
             guard !registry.closed else { return (false, [], false) }
             registry.closed = true
@@ -108,6 +116,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             if now { registry.sessionInvalidated = true }
             return (true, Array(registry.transfers.values), now)
         }
+        creation.unlock()
         guard first else { return }
         if cancellingTransfers {
             // Some transfers may be past URLSession already, still feeding a slow handler.
@@ -129,30 +138,40 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     private func makeTask(
         for transfer: URLSessionTransfer, replacing: Int?, request: URLRequest, bodyFile: URL?, opening: Bool = false
     ) -> URLSessionTask? {
+        creation.lock()
+        defer { creation.unlock() }
+        guard registry.withLock({ !$0.sessionInvalidated && !(opening && $0.closed) }) else { return nil }
+        let task: URLSessionTask
+        if let bodyFile {
+            task = session.uploadTask(with: request, fromFile: bodyFile)
+        } else {
+            task = session.dataTask(with: request)
+        }
         registry.withLock { registry in
-            guard !registry.sessionInvalidated, !(opening && registry.closed) else { return nil }
-            let task: URLSessionTask
-            if let bodyFile {
-                task = session.uploadTask(with: request, fromFile: bodyFile)
-            } else {
-                task = session.dataTask(with: request)
-            }
             if let replacing { registry.transfers[replacing] = nil }
             registry.transfers[task.taskIdentifier] = transfer
-            canceller.register(task)
-            return task
         }
+        canceller.register(task)
+        return task
     }
 
     /// Forgets the transfer whose current task is `identifier`; invalidates the session when it
     /// was the last one of a session waiting for its transfers to end.
     private func release(_ identifier: Int) {
-        let invalidateNow = registry.withLock { registry -> Bool in
+        // The creation lock only for a closed session's last transfer: the delegate queue calls
+        // this, and must not wait for a task being made.
+        let last = registry.withLock { registry -> Bool in
             registry.transfers[identifier] = nil
+            return registry.closed && !registry.sessionInvalidated && registry.transfers.isEmpty
+        }
+        guard last else { return }
+        creation.lock()
+        let invalidateNow = registry.withLock { registry -> Bool in
             guard registry.closed, !registry.sessionInvalidated, registry.transfers.isEmpty else { return false }
             registry.sessionInvalidated = true
             return true
         }
+        creation.unlock()
         if invalidateNow { session.finishTasksAndInvalidate() }
     }
 
