@@ -167,6 +167,24 @@ struct JSONStreamMemoryTests {
             }
         }
     }
+
+    /// A consumer far behind the stream on the URLSession engine (whose deliveries may not wait):
+    /// the stream sets the bytes it has not parsed aside in a temporary file. Where that file
+    /// cannot be made, the stream fails with `.bufferingFailed`, as the engine's own spilling
+    /// does, rather than grow (it reported `.fileSystemError`).
+    @Test func aStreamThatCannotSpillFailsWithBufferingFailed() async throws {
+        let nginx = try await TestServers.nginx()
+        _ = try await offThePool { try Self.writeDocument(in: nginx.root) }
+        let outcome = try await offThePool {
+            try runProbeOutput(["stream-json", nginx.url("items.json").absoluteString, "items", "1000", "urlsession"],
+                               environment: ["TMPDIR": "/nonexistent/hotpotato-no-such-directory"], allowingFailure: true)
+        }
+        reportPeak("JSONStreamMemoryTests: URLSession peak \(Double(outcome.values["peak_rss_kib"] ?? 0) / 1024) MiB when the stream cannot spill")
+        #expect(outcome.fields["error_code"] == "bufferingFailed", "\(outcome.text)")
+        #expect(outcome.text.contains("Setting aside body bytes"), "the stream's own spilling failed: \(outcome.text)")
+        let peak = Double(try #require(outcome.values["peak_rss_kib"])) / 1024
+        #expect(peak < MemoryBoundTests.urlSessionBoundMiB, "peak \(peak) MiB")
+    }
 }
 
 /// Writes a measured peak to standard error, unbuffered, so that the run's log keeps it whether

@@ -7,7 +7,7 @@
 //   hotpotato-probe parallel URL COUNT [urlsession|curl]   (COUNT downloads at once, discarded)
 //
 // Prints `bytes=<n> peak_rss_kib=<n>` (or `elements=<n> peak_rss_kib=<n>`) and exits 0, or prints
-// the error (for a download, with `error_code=<code> peak_rss_kib=<n>`) and exits 1.
+// the error (and `error_code=<code> peak_rss_kib=<n>`) and exits 1.
 import Foundation
 import HotPotato
 
@@ -70,6 +70,7 @@ func streamJSON(_ arguments: [String]) -> Never {
             if code == 0 { print("elements=\(count) peak_rss_kib=\(peakResidentKiB())") }
         } catch {
             print("error: \(error)")
+            if let error = error as? HotPotatoError { print("error_code=\(error.code) peak_rss_kib=\(peakResidentKiB())") }
             code = 1
         }
         done.signal()

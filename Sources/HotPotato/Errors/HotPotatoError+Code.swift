@@ -99,11 +99,12 @@ extension HotPotatoError {
         /// was not asked for or whose `Content-Range` is not the range asked for, more body bytes
         /// than the range announced. Sets `head`, and `byteCount`/`limit` where counts disagree.
         public static let malformedResponse = Code(.malformedResponse)
-        /// A slow handler fell behind the URLSession engine by more than
-        /// ``Session/Configuration/memoryHighWaterMark`` and the overflow could not be spilled to
-        /// a temporary file (an unwritable or full temporary directory): the call fails rather
-        /// than let memory grow past the bound. Sets `limit` (the high-water mark), `path` (the
-        /// temporary directory) and `underlying`.
+        /// Body bytes held back for a slow consumer could not be spilled to a temporary file (an
+        /// unwritable or full temporary directory): the call fails rather than let memory grow
+        /// past its bound. Either a slow handler fell behind the URLSession engine by more than
+        /// ``Session/Configuration/memoryHighWaterMark``, or a JSON element stream's consumer
+        /// fell behind the bytes it is given (the error then also carries the element index).
+        /// Sets `limit` (the bound in memory), `path` (the temporary directory) and `underlying`.
         public static let bufferingFailed = Code(.bufferingFailed)
         /// The call was cancelled (`Task` cancellation or an explicit `cancel()`).
         public static let cancelled = Code(.cancelled)

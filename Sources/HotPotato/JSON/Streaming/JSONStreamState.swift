@@ -31,6 +31,8 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     /// Raw bytes not parsed yet, oldest first: in memory up to `memoryLimit`, then in a
     /// temporary file.
     private let unparsed: SpillBuffer
+    /// The bytes ``unparsed`` keeps in memory before it spills to a file.
+    private let memoryLimit: Int
 
     /// The body is complete (the handler's `finish()` ran).
     private var bodyEnded = false
@@ -55,6 +57,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     ) {
         self.capacity = max(1, capacity)
         unparsed = SpillBuffer(memoryLimit: memoryLimit, readSize: 64 * 1024)
+        self.memoryLimit = memoryLimit
         self.keyPath = keyPath
         strategies = JSONDecodingStrategies(decoder)
         let path = keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
@@ -254,10 +257,11 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         do {
             try unparsed.append(chunk)
         } catch {
-            throw HotPotatoError(
-                .fileSystemError, reason: "Setting aside body bytes the stream's consumer has not reached failed: \(error).",
-                head: head, underlying: error
-            ).atElement(parser.elementsEmitted)
+            var failure = HotPotatoError.bufferingFailed(
+                "Setting aside body bytes the stream's consumer has not reached failed", limit: Int64(memoryLimit),
+                directory: FileManager.default.temporaryDirectory.path, underlying: error)
+            failure.head = head
+            throw failure.atElement(parser.elementsEmitted)
         }
     }
 
