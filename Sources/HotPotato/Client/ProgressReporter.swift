@@ -18,16 +18,28 @@ final class ProgressReporter: Sendable {
         var continuation: AsyncStream<TransferProgress>.Continuation?
     }
 
+    /// A progress callback and the queue it is called on.
+    struct Observer: Sendable {
+        /// `nil`: the call's own serial queue.
+        var queue: DispatchQueue?
+        var callback: @Sendable (TransferProgress) -> Void
+    }
+
     private let interval: UInt64
-    private let callback: (@Sendable (TransferProgress) -> Void)?
-    private let queue: DispatchQueue?
+    /// The callbacks, each with the queue it is called on.
+    private let observers: [(queue: DispatchQueue, callback: @Sendable (TransferProgress) -> Void)]
     private let state = Locked(State())
 
-    init(interval: TimeInterval, queue: DispatchQueue?, callback: (@Sendable (TransferProgress) -> Void)?) {
+    init(interval: TimeInterval, observers: [Observer] = []) {
         self.interval = UInt64(max(0, interval) * 1_000_000_000)
-        self.callback = callback
-        // A queue of the call's own only when there is a callback to call on it.
-        self.queue = callback == nil ? nil : queue ?? DispatchQueue(label: "HotPotato.progress")
+        // A queue of the call's own only when a callback has no queue of its own.
+        var own: DispatchQueue?
+        self.observers = observers.map { observer in
+            if let queue = observer.queue { return (queue, observer.callback) }
+            let queue = own ?? DispatchQueue(label: "HotPotato.progress")
+            own = queue
+            return (queue, observer.callback)
+        }
     }
 
     /// The updates, for ``Call/progress``: the same stream every time.
@@ -61,8 +73,9 @@ final class ProgressReporter: Sendable {
             return true
         }
         guard due else { return }
-        if let callback, let queue {
-            queue.async { callback(progress) }
+        for observer in observers {
+            let callback = observer.callback
+            observer.queue.async { callback(progress) }
         }
     }
 

@@ -71,13 +71,15 @@ extension Request {
 
     /// Calls `callback` with the body's progress, at most every
     /// ``Session/Configuration/progressInterval`` and once at the end.
+    ///
+    /// Each call adds a callback, as ``onHead(queue:_:)`` does: every one receives every update,
+    /// each on its own queue.
     /// - Parameters:
     ///   - queue: The queue to call it on; by default a serial queue of the call's own.
     ///   - callback: Receives bytes received and expected.
     public func onProgress(queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (TransferProgress) -> Void) -> Request {
         with { request in
-            request.options.progressQueue = queue
-            request.options.progressCallback = callback
+            request.options.progressObservers.append(ProgressReporter.Observer(queue: queue, callback: callback))
         }
     }
 

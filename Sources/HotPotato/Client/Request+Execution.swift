@@ -35,9 +35,7 @@ extension Request {
     /// ``Call/progress``, or ``Call/cancel()`` it.
     public func start() -> Call<Handler.Content> {
         let configuration = session.configuration
-        let progress = ProgressReporter(
-            interval: configuration.progressInterval, queue: options.progressQueue,
-            callback: options.progressCallback)
+        let progress = ProgressReporter(interval: configuration.progressInterval, observers: options.progressObservers)
         let handler = makeHandler()
         if options.acceptedStatusCodes != nil || options.acceptedContentTypes != nil {
             applyGateOptions(to: handler)

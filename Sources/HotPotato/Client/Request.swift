@@ -59,7 +59,8 @@ struct RequestOptions: Sendable {
     var acceptedStatusCodes: Set<Int>?
     var acceptedContentTypes: [MediaType]?
     var errorBodyLimit: Int?
-    var progressQueue: DispatchQueue?
-    var progressCallback: (@Sendable (TransferProgress) -> Void)?
+    /// The `onProgress` callbacks, in the order they were added, each with its queue (`nil`:
+    /// the call's own).
+    var progressObservers: [ProgressReporter.Observer] = []
     var headCallback: (@Sendable (ResponseHead) -> Void)?
 }

@@ -32,6 +32,38 @@ import Testing
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
     }
 
+    /// `onProgress` chained twice keeps both callbacks (as `onHead` does): each, on its own
+    /// queue, sees every update to the last.
+    @Test(arguments: allEngines) func everyProgressCallbackIsCalled(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let nginx = try await TestServers.nginx()
+        let first = Locked([TransferProgress]())
+        let second = Locked([TransferProgress]())
+        let queue = DispatchQueue(label: "second progress")
+        let own = Locked(0)
+        let response = try await session.get(nginx.url("medium.bin")).discardResponseContent()
+            .onProgress { progress in first.withLock { $0.append(progress) } }
+            .onProgress(queue: queue) { progress in
+                dispatchPrecondition(condition: .onQueue(queue))
+                second.withLock { $0.append(progress) }
+            }
+            .onProgress { _ in own.withLock { $0 += 1 } }
+            .response()
+        await drain(queue)
+        // The callbacks without a queue share the call's own; wait for it through theirs.
+        let size = try #require(response.head.contentLength)
+        let total = TransferProgress(bytesReceived: size, expectedBytes: size)
+        let reports = second.withLock { $0.count }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while (first.withLock({ $0.count }) < reports || own.withLock({ $0 }) < reports) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(second.withLock { $0.last } == total)
+        #expect(first.withLock { $0.last } == total)
+        #expect(first.withLock { $0.count } == second.withLock { $0.count }, "every callback sees every update")
+        #expect(own.withLock { $0 } == second.withLock { $0.count })
+    }
+
     @Test(arguments: allEngines) func progressAsAnAsyncSequence(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let nginx = try await TestServers.nginx()
