@@ -83,6 +83,12 @@ enum CommandLineParser {
                     throw UsageError("\(name) \"\(text)\" has no valid header name")
                 }
                 options.headers.append((field, fieldValue))
+            case "-u", "--user":
+                let text = try value(name, inline)
+                guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+                    throw UsageError("\(name) needs \"user:password\"")
+                }
+                options.credentials = (String(text[..<colon]), String(text[text.index(after: colon)...]))
             case "-X", "--request":
                 let method = try value(name, inline)
                 guard !method.isEmpty, method.allSatisfy({ $0.isLetter || $0 == "-" }) else {

@@ -55,6 +55,9 @@ struct GetCommand {
         let session = Session(configuration: configuration, engine: options.engine)
         var request = session.request(HTTPMethod(rawValue: options.method ?? (options.data != nil || options.dataFile != nil ? "POST" : "GET")), url)
         for header in options.headers { request = request.header(header.name, header.value) }
+        if let credentials = options.credentials {
+            request = request.basicAuthentication(user: credentials.user, password: credentials.password)
+        }
         let hasContentType = options.headers.contains { $0.name.lowercased() == "content-type" }
         let formType = hasContentType ? nil : "application/x-www-form-urlencoded"
         if let data = options.data { request = request.body(data, contentType: formType) }

@@ -23,6 +23,8 @@ struct GetOptions {
     var url = ""
     var output = Output.standardOutput
     var headers: [(name: String, value: String)] = []
+    /// `-u user:password`: Basic credentials.
+    var credentials: (user: String, password: String)?
     var method: String?
     var data: Data?
     var dataFile: String?

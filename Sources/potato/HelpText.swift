@@ -31,6 +31,8 @@ enum HelpText {
           -X, --request METHOD     the method (default GET, or POST with -d or --data-file)
           -H, --header 'Name: value'
                                    add a header (repeatable)
+          -u, --user USER:PASSWORD send HTTP Basic credentials (over https: they are
+                                   readable by anyone who sees the request)
           -d, --data DATA          send DATA as the body (Content-Type
                                    application/x-www-form-urlencoded unless -H sets one)
               --data-file FILE     send FILE as the body, streamed from disk

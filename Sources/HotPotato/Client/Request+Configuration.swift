@@ -16,6 +16,25 @@ extension Request {
         }
     }
 
+    /// Sends HTTP Basic credentials (RFC 7617): `Authorization: Basic` and the Base64 of
+    /// `user:password` in UTF-8, in place of any `Authorization` field set earlier.
+    ///
+    /// Like every credential header, it is dropped when a redirect leaves the request's origin.
+    /// Basic credentials are readable by anyone who sees the request: send them over `https`.
+    /// A user name with a colon (which the scheme cannot carry) fails the request with
+    /// ``HotPotatoError/Code/invalidRequest`` when it runs.
+    public func basicAuthentication(user: String, password: String) -> Request {
+        with { request in
+            guard !user.contains(":") else {
+                request.spec.invalid = HotPotatoError(
+                    .invalidRequest, reason: "A Basic authentication user name cannot contain a colon.")
+                return
+            }
+            let credentials = Data("\(user):\(password)".utf8).base64EncodedString()
+            request.spec.headers.replaceOrAdd(name: "Authorization", value: "Basic \(credentials)")
+        }
+    }
+
     /// Appends a query item to the URL (`?name=value`); the value is percent-encoded.
     public func query(_ name: String, _ value: String?) -> Request {
         with { $0.spec.queryItems.append(URLQueryItem(name: name, value: value)) }

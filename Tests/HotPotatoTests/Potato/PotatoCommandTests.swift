@@ -17,7 +17,7 @@ import Glibc
         #expect(main.text.contains("potato get URL"))
         let get = try await PotatoProcess.run(["get", "--help"])
         #expect(get.status == 0)
-        for option in ["-o, --output", "--json [KEYPATH]", "--string", "-H, --header", "-X, --request", "-d, --data",
+        for option in ["-o, --output", "--json [KEYPATH]", "--string", "-H, --header", "-u, --user", "-X, --request", "-d, --data",
                        "--data-file", "--accept-status", "--accept-type", "--max-size", "-c, --continue", "-v, --verbose",
                        "-q, --quiet", "--progress", "--timeout", "--overwrite"] {
             #expect(get.text.contains(option), "get --help lists \(option)")
@@ -135,6 +135,23 @@ import Glibc
         let fileEcho = try JSON(parsing: fromFile.output)
         #expect(fileEcho["method"] == "POST", "a body means POST unless -X says otherwise")
         #expect(fileEcho["json.spud"] == 1)
+    }
+
+    /// `-u user:password` sends Basic credentials that httpbin checks; a wrong password is the
+    /// server's 401 (exit status 10 with its message), and `-u` without a colon is a usage error.
+    @Test(.needsHTTPBin) func basicCredentials() async throws {
+        let httpbin = try await TestServers.httpbin()
+        let url = httpbin.url("/basic-auth/spud/s3cr:et").absoluteString
+        let accepted = try await PotatoProcess.run(["get", url, "-u", "spud:s3cr:et", "--json"])
+        #expect(accepted.status == 0, "\(accepted.error)")
+        let echo = try JSON(parsing: accepted.output)
+        #expect(echo["authenticated"] == true)
+        #expect(echo["user"] == "spud")
+        let refused = try await PotatoProcess.run(["get", url, "-u", "spud:wrong"])
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("401"), "\(refused.error)")
+        let usage = try await PotatoProcess.run(["get", url, "-u", "spud"])
+        #expect(usage.status == 2, "\(usage.error)")
     }
 
     // MARK: Acceptance and limits

@@ -185,6 +185,31 @@ import Testing
         #expect(try await session.get(fault.url("/text?charset=utf-16le")).asString().content == "Grüße, Zoë")
     }
 
+    /// Basic credentials that httpbin checks: accepted with the right password (a non-ASCII one
+    /// and a colon in it included), the server's 401 with a wrong one, and a user name with a
+    /// colon refused before anything is sent.
+    @Test(arguments: allEngines) func basicAuthentication(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let url = bin.url("/basic-auth/spud/p%C3%BCr%C3%A9e:1")
+        let accepted = try await session.get(url)
+            .header("Authorization", "Bearer replaced")
+            .basicAuthentication(user: "spud", password: "pürée:1")
+            .asJSON().content
+        #expect(accepted["authenticated"] == true)
+        #expect(accepted["user"] == "spud")
+
+        let refused = await expectFailure { try await session.get(url).basicAuthentication(user: "spud", password: "mash").asJSON().content }
+        #expect(refused?.code == .unacceptableStatus)
+        #expect(refused?.status == 401)
+
+        let invalid = await expectFailure {
+            try await session.get(url).basicAuthentication(user: "sp:ud", password: "pürée:1").asJSON().content
+        }
+        #expect(invalid?.code == .invalidRequest)
+        #expect(invalid?.reason.contains("colon") == true)
+    }
+
     @Test(arguments: allEngines) func gzipIsDecodedAndProgressHasNoExpectedLength(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
