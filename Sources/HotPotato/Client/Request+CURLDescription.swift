@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    /// A `curl` command line that sends this request: its method, URL (with the query items),
+    /// headers (the session's defaults included), body and redirect rule, each argument quoted
+    /// for a POSIX shell.
+    ///
+    /// ```swift
+    /// print(session.post(url).basicAuthentication(user: "me", password: "secret").body(json: item).cURLDescription())
+    /// // curl -H 'Authorization: <redacted>' -H 'Content-Type: application/json' --data-binary '{"id":1}' -L --max-redirs 10 'https://…'
+    /// ```
+    ///
+    /// - The values of credential headers (`Authorization`, `Proxy-Authorization`, `Cookie`)
+    ///   read `<redacted>` unless `revealingSecrets` is set: the line is safe to log.
+    /// - A body from a file is `--data-binary @PATH` (curl reads it); a body of bytes that are not
+    ///   UTF-8 text, or that contain a NUL, is written as `--data-binary @-` with a note of its
+    ///   size, since a shell argument cannot carry it.
+    /// - What the handler adds when the request runs (a resumable download's `Range`) is not
+    ///   part of the line; nor is the engine's timeout.
+    /// - A request that cannot be made (an invalid URL, a body that failed to encode) gives a
+    ///   shell comment with the reason.
+    public func cURLDescription(revealingSecrets: Bool = false) -> String {
+        let configuration = session.configuration
+        let request: URLRequest
+        do {
+            request = try spec.makeURLRequest(defaults: configuration)
+        } catch {
+            return "# \(error.reason)"
+        }
+        var arguments = ["curl"]
+        let method = request.httpMethod ?? "GET"
+        let hasBody: Bool
+        switch spec.body {
+        case .data, .file: hasBody = true
+        case .none, .invalid: hasBody = false
+        }
+        if method == "HEAD" {
+            arguments.append("--head")
+        } else if method != "GET" && !(method == "POST" && hasBody) {
+            // A POST with a body is curl's default for --data-binary, and so is what a redirect
+            // does to it (a 301, 302 or 303 turns it into a GET, as HotPotato does); `-X POST`
+            // would keep the POST on every hop.
+            arguments += ["-X", Self.shellQuoted(method)]
+        }
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            let secret = RedirectPolicy.credentialHeaders.contains(name.lowercased()) && !revealingSecrets
+            arguments += ["-H", Self.shellQuoted("\(name): \(secret ? "<redacted>" : value)")]
+        }
+        switch spec.body {
+        case .data(let data):
+            if let text = String(data: data, encoding: .utf8), !text.contains("\0") {
+                arguments += ["--data-binary", Self.shellQuoted(text)]
+            } else {
+                arguments += ["--data-binary", "@-", "# \(data.count) bytes of binary body on standard input"]
+            }
+        case .file(let url):
+            arguments += ["--data-binary", Self.shellQuoted("@" + url.path)]
+        case .none, .invalid:
+            break
+        }
+        if configuration.maximumRedirects > 0 {
+            arguments += ["-L", "--max-redirs", String(configuration.maximumRedirects)]
+        }
+        // The URL before any trailing comment, so the comment stays a comment.
+        let url = Self.shellQuoted(request.url?.absoluteString ?? spec.urlText)
+        if let comment = arguments.last, comment.hasPrefix("#") {
+            arguments.removeLast()
+            return (arguments + [url, comment]).joined(separator: " ")
+        }
+        return (arguments + [url]).joined(separator: " ")
+    }
+
+    /// `text` as one argument of a POSIX shell: in single quotes, each `'` written as `'\''`.
+    static func shellQuoted(_ text: String) -> String {
+        if !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:@=,".unicodeScalars.contains($0)) }) {
+            return text
+        }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
