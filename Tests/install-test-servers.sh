@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what HotPotato's integration tests need when it is missing: nginx and openssl from apt
+# Installs what HotPotato's integration tests need when it is missing: nginx, openssl and curl from apt
 # (openssl makes the test certificate authority), httpbin from PyPI. The tests start and stop their
 # own servers on 127.0.0.1 with their own configurations; nothing is left running or enabled.
 # `Tests/run-all.sh` runs it first; it can be run on its own, as often as you like (it installs
@@ -48,6 +48,10 @@ if [[ $check_only == 0 ]]; then
     say "Installing nginx (apt)"
     apt_install nginx-light || apt_install nginx || true
   fi
+  if ! command -v curl >/dev/null 2>&1; then
+    say "Installing curl (apt), for the cURLDescription test and the benchmark smoke"
+    apt_install curl || true
+  fi
   if ! have_openssl; then
     say "Installing openssl (apt), for the test certificate authority"
     apt_install openssl || true
@@ -68,4 +72,5 @@ if [[ $check_only == 0 ]]; then how="is NOT installed and could not be installed
 have_nginx || { warn "nginx $how: the nginx tests will be SKIPPED"; status=2; }
 have_httpbin || { warn "httpbin $how: the httpbin tests will be SKIPPED"; status=2; }
 have_openssl || { warn "openssl $how: the HTTPS tests will FAIL"; status=2; }
+command -v curl >/dev/null 2>&1 || { warn "curl $how: the cURLDescription test will be SKIPPED"; status=2; }
 exit $status

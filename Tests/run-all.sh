@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HotPotato's one test command. Run it from anywhere: `./Tests/run-all.sh`. In order, it
-#   1. installs what the tests need when it is missing (Tests/install-test-servers.sh: nginx and
-#      openssl from apt, httpbin from PyPI);
+#   1. installs what the tests need when it is missing (Tests/install-test-servers.sh: nginx,
+#      openssl and curl from apt, httpbin from PyPI);
 #   2. builds everything, tests included, with warnings as errors;
 #   3. runs the CPU-bound suites (target HotPotatoCPUBoundTests) in a pass of their own;
 #   4. runs the ordinary tests (target HotPotatoTests) against both engines; the tests start and
