@@ -52,31 +52,25 @@ func streamJSON(_ arguments: [String]) -> Never {
     let engine: Session.Engine = arguments.count == 6 && arguments[5] == "curl" ? .curl : .urlSession
     let session = Session(engine: engine)
     let stream = session.get(url).streamJSONArray(of: Item.self, atKeyPath: arguments[3].isEmpty ? nil : arguments[3])
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var code: Int32 = 0
-    Task {
+    runThenExit {
         var count = 0
         do {
             for try await item in stream {
                 guard item.id == count else {
                     print("error: element \(count) has id \(item.id)")
-                    code = 1
-                    break
+                    return 1
                 }
                 count += 1
                 let end = Date().addingTimeInterval(delay / 1_000_000)
                 while Date() < end {}
             }
-            if code == 0 { print("elements=\(count) peak_rss_kib=\(peakResidentKiB())") }
+            print("elements=\(count) peak_rss_kib=\(peakResidentKiB())")
+            return 0
         } catch {
-            print("error: \(error)")
-            if let error = error as? HotPotatoError { print("error_code=\(error.code) peak_rss_kib=\(peakResidentKiB())") }
-            code = 1
+            printFailure(error)
+            return 1
         }
-        done.signal()
     }
-    done.wait()
-    exit(code)
 }
 
 /// Downloads the URL `COUNT` times at once through one session, discarding the bodies.
@@ -87,9 +81,7 @@ func parallel(_ arguments: [String]) -> Never {
     }
     let engine: Session.Engine = arguments.count == 5 && arguments[4] == "curl" ? .curl : .urlSession
     let session = Session(engine: engine)
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var code: Int32 = 0
-    Task {
+    runThenExit {
         do {
             let total = try await withThrowingTaskGroup(of: Int64.self) { group in
                 for _ in 0..<count {
@@ -98,14 +90,30 @@ func parallel(_ arguments: [String]) -> Never {
                 return try await group.reduce(0, +)
             }
             print("bytes=\(total) peak_rss_kib=\(peakResidentKiB())")
+            return 0
         } catch {
-            print("error: \(error)")
-            code = 1
+            printFailure(error)
+            return 1
         }
+    }
+}
+
+/// Runs `work` in a task, waits for it, and exits with the status it returns.
+func runThenExit(_ work: @escaping @Sendable () async -> Int32) -> Never {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var code: Int32 = 0
+    Task {
+        code = await work()
         done.signal()
     }
     done.wait()
     exit(code)
+}
+
+/// Prints a failure: the error, and for a HotPotato error its code and the peak so far.
+func printFailure(_ error: any Error) {
+    print("error: \(error)")
+    if let error = error as? HotPotatoError { print("error_code=\(error.code) peak_rss_kib=\(peakResidentKiB())") }
 }
 
 let arguments = CommandLine.arguments

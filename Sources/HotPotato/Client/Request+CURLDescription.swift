@@ -49,12 +49,14 @@ extension Request {
             let secret = RedirectPolicy.credentialHeaders.contains(name.lowercased()) && !revealingSecrets
             arguments += ["-H", Self.shellQuoted("\(name): \(secret ? "<redacted>" : value)")]
         }
+        var note: String?
         switch spec.body {
         case .data(let data):
             if let text = String(data: data, encoding: .utf8), !text.contains("\0") {
                 arguments += ["--data-binary", Self.shellQuoted(text)]
             } else {
-                arguments += ["--data-binary", "@-", "# \(data.count) bytes of binary body on standard input"]
+                arguments += ["--data-binary", "@-"]
+                note = "# \(data.count) bytes of binary body on standard input"
             }
         case .file(let url):
             arguments += ["--data-binary", Self.shellQuoted("@" + url.path)]
@@ -64,13 +66,10 @@ extension Request {
         if configuration.maximumRedirects > 0 {
             arguments += ["-L", "--max-redirs", String(configuration.maximumRedirects)]
         }
-        // The URL before any trailing comment, so the comment stays a comment.
-        let url = Self.shellQuoted(request.url?.absoluteString ?? spec.urlText)
-        if let comment = arguments.last, comment.hasPrefix("#") {
-            arguments.removeLast()
-            return (arguments + [url, comment]).joined(separator: " ")
-        }
-        return (arguments + [url]).joined(separator: " ")
+        arguments.append(Self.shellQuoted(request.url?.absoluteString ?? spec.urlText))
+        // Last, so that the comment stays a comment.
+        if let note { arguments.append(note) }
+        return arguments.joined(separator: " ")
     }
 
     /// `text` as one argument of a POSIX shell: in single quotes, each `'` written as `'\''`.

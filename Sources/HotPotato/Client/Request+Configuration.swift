@@ -26,10 +26,11 @@ extension Request {
     public func basicAuthentication(user: String, password: String) -> Request {
         with { request in
             guard !user.contains(":") else {
-                request.spec.invalid = HotPotatoError(
+                request.spec.credentialsError = HotPotatoError(
                     .invalidRequest, reason: "A Basic authentication user name cannot contain a colon.")
                 return
             }
+            request.spec.credentialsError = nil
             let credentials = Data("\(user):\(password)".utf8).base64EncodedString()
             request.spec.headers.replaceOrAdd(name: "Authorization", value: "Basic \(credentials)")
         }

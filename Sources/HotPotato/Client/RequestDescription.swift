@@ -20,9 +20,10 @@ struct RequestDescription: Sendable {
     var queryItems: [URLQueryItem] = []
     var body: Body = .none
     var timeout: TimeInterval?
-    /// Why the chain cannot make a request (e.g. credentials that cannot be sent); the request
-    /// fails with it when started.
-    var invalid: HotPotatoError?
+    /// Credentials the chain asked for that cannot be sent (a Basic user name with a colon); the
+    /// request fails with it when started. The next credentials given replace it, as their
+    /// `Authorization` field would replace the earlier one.
+    var credentialsError: HotPotatoError?
 
     init(method: HTTPMethod, url: URL) {
         self.method = method
@@ -39,7 +40,7 @@ struct RequestDescription: Sendable {
     /// The request as a `URLRequest`, with the session's defaults applied; or the reason it
     /// cannot be made.
     func makeURLRequest(defaults: Session.Configuration) throws(HotPotatoError) -> URLRequest {
-        if let invalid { throw invalid }
+        if let credentialsError { throw credentialsError }
         if case .invalid(let error) = body { throw error }
         guard let base = url, let scheme = base.scheme?.lowercased(), base.host != nil || scheme == "data" else {
             throw HotPotatoError(.invalidRequest, reason: "\"\(urlText)\" is not a valid absolute URL.")

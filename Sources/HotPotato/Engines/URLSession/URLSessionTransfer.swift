@@ -83,9 +83,6 @@ final class URLSessionTransfer: @unchecked Sendable {
         var mode = Mode.direct
         var ending: Ending?
         var stopped = false
-        /// The identifier of the task URLSession reported complete: there is nothing left to
-        /// cancel. (``URLSessionTaskCanceller`` checks again, under its own lock.)
-        var completedTask: Int?
         var redirects = 0
         var hasHead = false
         var chunksSinceSample = 0
@@ -186,7 +183,6 @@ final class URLSessionTransfer: @unchecked Sendable {
     }
 
     func didComplete(_ error: (any Error)?) {
-        state.withLock { $0.completedTask = $0.task?.taskIdentifier }
         let ending: Ending
         if let error {
             ending = self.ending(for: error)
@@ -210,7 +206,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         // A task not started yet is cancelled by `start(_:)`.
         let task: URLSessionTask? = state.withLock { state in
             defer { state.stopped = true }
-            guard !state.stopped, let task = state.task, state.completedTask != task.taskIdentifier else { return nil }
+            // A task that has completed is left alone by the canceller, which keeps the one
+            // record of which tasks have.
+            guard !state.stopped, let task = state.task else { return nil }
             // The whole declared body is here: the task completes by itself (whatever still
             // arrives is ignored, the sink being finished), so it is not cancelled, and its
             // connection stays open for reuse.
@@ -218,8 +216,9 @@ final class URLSessionTransfer: @unchecked Sendable {
             return task
         }
         guard let task else { return }
-        // The canceller leaves alone a task that completed while this waited for a thread, and
-        // makes a completion that races the cancel wait for it (see URLSessionTaskCanceller).
+        // The canceller leaves alone a task that has completed (also while this waited for a
+        // thread), and makes a completion that races the cancel wait for it (see
+        // URLSessionTaskCanceller).
         DispatchQueue.global(qos: .utility).async { [canceller] in canceller.cancel(task) }
     }
 
