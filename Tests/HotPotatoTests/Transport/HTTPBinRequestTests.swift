@@ -208,6 +208,10 @@ import Testing
         }
         #expect(invalid?.code == .invalidRequest)
         #expect(invalid?.reason.contains("colon") == true)
+        // Later credentials replace the ones that could not be sent, as their header would.
+        let replaced = try await session.get(url).basicAuthentication(user: "sp:ud", password: "x")
+            .basicAuthentication(user: "spud", password: "pürée:1").asJSON().content
+        #expect(replaced["authenticated"] == true)
     }
 
     @Test(arguments: allEngines) func gzipIsDecodedAndProgressHasNoExpectedLength(engine: Session.Engine) async throws {
