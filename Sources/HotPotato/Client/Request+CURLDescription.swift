@@ -63,8 +63,10 @@ extension Request {
         case .none, .invalid:
             break
         }
-        if configuration.maximumRedirects > 0 {
-            arguments += ["-L", "--max-redirs", String(configuration.maximumRedirects)]
+        let redirects = options.redirects ?? configuration.redirects
+        if redirects.maximumRedirects > 0 {
+            // A custom behaviour's closure has no curl equivalent: its limit is what curl gets.
+            arguments += ["-L", "--max-redirs", String(redirects.maximumRedirects)]
         }
         arguments.append(Self.shellQuoted(request.url?.absoluteString ?? spec.urlText))
         // Last, so that the comment stays a comment.

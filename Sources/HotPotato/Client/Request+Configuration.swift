@@ -157,3 +157,27 @@ extension Request {
         accepting(contentTypes: [])
     }
 }
+
+extension Request {
+    /// Retries this request as `policy` says, in place of the session's
+    /// ``Session/Configuration/retryPolicy``; ``RetryPolicy/never`` turns retrying off.
+    ///
+    /// ```swift
+    /// let items = try await session.get(url).retry(RetryPolicy(maximumAttempts: 5)).as([Item].self).content
+    /// ```
+    public func retry(_ policy: RetryPolicy) -> Request {
+        with { $0.options.retryPolicy = policy }
+    }
+
+    /// Adds interceptors for this request, after the session's
+    /// (``Session/Configuration/interceptors``): see ``RequestInterceptor``.
+    public func intercepted(by interceptors: any RequestInterceptor...) -> Request {
+        with { $0.options.interceptors += interceptors }
+    }
+
+    /// Follows redirects as `behavior` says, in place of the session's
+    /// ``Session/Configuration/redirects``.
+    public func redirects(_ behavior: RedirectBehavior) -> Request {
+        with { $0.options.redirects = behavior }
+    }
+}

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension Request {
     /// Sends the request and returns the response with its typed content.
@@ -35,32 +38,65 @@ extension Request {
     /// ``Call/progress``, or ``Call/cancel()`` it.
     public func start() -> Call<Handler.Content> {
         let configuration = session.configuration
-        let progress = ProgressReporter(interval: configuration.progressInterval, observers: options.progressObservers)
-        let handler = makeHandler()
-        if options.acceptedStatusCodes != nil || options.acceptedContentTypes != nil {
-            applyGateOptions(to: handler)
+        let retryPolicy = options.retryPolicy ?? configuration.retryPolicy
+        let interceptors = configuration.interceptors + options.interceptors
+        let monitors = EventMonitors(configuration.eventMonitors, method: spec.method, url: spec.url)
+        var observers = options.progressObservers
+        if let monitorObserver = monitors?.progressObserver { observers.append(monitorObserver) }
+        let progress = ProgressReporter(interval: configuration.progressInterval, observers: observers)
+        if retryPolicy.mayRetry || !interceptors.isEmpty || monitors != nil {
+            // Attempts, adapted and retried, each with a handler of its own.
+            let loop = AttemptLoop(
+                request: self, retryPolicy: retryPolicy, interceptors: interceptors, monitors: monitors,
+                progress: progress)
+            loop.begin()
+            // An existential, as for the transfer below: a closure capturing the generic loop
+            // would capture its handler's metatype.
+            let cancellable: any CallCancelling = loop
+            return Call(completion: loop.completion, progress: progress, cancel: { cancellable.cancel() })
         }
-        let transfer = Transfer(
-            handler: handler, errorBodyLimit: options.errorBodyLimit ?? configuration.errorBodyLimit,
-            progress: progress, onHead: options.headCallback)
+        // One attempt: no task, no await between the caller and the engine.
+        let transfer = makeTransfer(progress: progress, onHead: options.headCallback, finishesProgress: true)
         let sink: any TransferSink = transfer
         let call = Call(completion: transfer.completion, progress: progress, cancel: { sink.cancel() })
         do {
-            var urlRequest = try spec.makeURLRequest(defaults: configuration)
-            try transfer.adapt(&urlRequest)
-            if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
-                // Both engines answer data: URLs the same way, without a network.
-                DataURL.deliver(url, method: spec.method, to: transfer)
-                return call
-            }
-            let bodyFile = try spec.bodyFile()
-            if session.transport.deliveriesMayBlock { transfer.allowBlockingDeliveries() }
-            let stop = session.transport.start(urlRequest, bodyFile: bodyFile, sink: transfer)
-            transfer.setStopEngine(stop)
+            let urlRequest = try spec.makeURLRequest(defaults: configuration)
+            try send(urlRequest, through: transfer, redirects: RedirectPolicy(options.redirects ?? configuration.redirects))
         } catch {
             transfer.fail(error)
         }
         return call
+    }
+
+    /// A transfer for one attempt, with a new handler and the chain's gate options applied.
+    func makeTransfer(
+        progress: ProgressReporter, onHead: (@Sendable (ResponseHead) -> Void)?, finishesProgress: Bool,
+        prepare: ((Handler) -> Void)? = nil
+    ) -> Transfer<Handler> {
+        let handler = makeHandler()
+        if options.acceptedStatusCodes != nil || options.acceptedContentTypes != nil {
+            applyGateOptions(to: handler)
+        }
+        prepare?(handler)
+        return Transfer(
+            handler: handler, errorBodyLimit: options.errorBodyLimit ?? session.configuration.errorBodyLimit,
+            progress: progress, onHead: onHead, finishesProgress: finishesProgress)
+    }
+
+    /// Lets the handler adapt `urlRequest`, then sends it through the session's engine (or
+    /// answers a `data:` URL) with `transfer` as the sink.
+    func send(_ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy) throws(HotPotatoError) {
+        var urlRequest = urlRequest
+        try transfer.adapt(&urlRequest)
+        if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
+            // Both engines answer data: URLs the same way, without a network.
+            DataURL.deliver(url, method: spec.method, to: transfer)
+            return
+        }
+        let bodyFile = try spec.bodyFile()
+        if session.transport.deliveriesMayBlock { transfer.allowBlockingDeliveries() }
+        let stop = session.transport.start(urlRequest, bodyFile: bodyFile, redirects: redirects, sink: transfer)
+        transfer.setStopEngine(stop)
     }
 
     /// Sets the gate options of the chain on the handler, if it has a gate

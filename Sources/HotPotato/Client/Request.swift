@@ -63,4 +63,10 @@ struct RequestOptions: Sendable {
     /// the call's own).
     var progressObservers: [ProgressReporter.Observer] = []
     var headCallback: (@Sendable (ResponseHead) -> Void)?
+    /// ``Request/redirects(_:)``: in place of the session's.
+    var redirects: RedirectBehavior?
+    /// ``Request/retry(_:)``: in place of the session's.
+    var retryPolicy: RetryPolicy?
+    /// ``Request/intercepted(by:)``: after the session's.
+    var interceptors: [any RequestInterceptor] = []
 }

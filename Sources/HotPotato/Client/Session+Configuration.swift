@@ -44,7 +44,24 @@ extension Session {
         ///   Same-origin redirects keep them.
         /// - The body of a redirect that is followed never reaches the handler; the response it
         ///   gets, and its ``ResponseHead/url``, are the last one's.
-        public var maximumRedirects = 10
+        ///
+        /// This is ``redirects``' limit: setting it keeps a custom behaviour's closure.
+        public var maximumRedirects: Int {
+            get { redirects.maximumRedirects }
+            set { redirects.maximumRedirects = newValue }
+        }
+        /// Whether and how requests follow redirects: ``RedirectBehavior/follow(maximumRedirects:)``
+        /// with a limit of 10 by default. A request can set its own with ``Request/redirects(_:)``.
+        /// The rule every behaviour keeps is described at ``maximumRedirects``.
+        public var redirects: RedirectBehavior = .follow()
+        /// When a failed request is sent again: ``RetryPolicy/never`` by default. A request can
+        /// set its own with ``Request/retry(_:)``.
+        public var retryPolicy: RetryPolicy = .never
+        /// Interceptors that adapt every request before each attempt and may retry it after a
+        /// failure, in order (see ``RequestInterceptor``); a request's own come after these.
+        public var interceptors: [any RequestInterceptor] = []
+        /// Monitors that see every request's events (see ``EventMonitor``, ``EventLogger``).
+        public var eventMonitors: [any EventMonitor] = []
         /// How many bytes of a rejected response's body are kept for its error. Default 64 KiB.
         public var errorBodyLimit = ErrorBody.defaultLimit
         /// The shortest interval between two progress reports, in seconds. Default 0.1.

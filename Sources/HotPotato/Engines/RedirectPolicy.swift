@@ -43,9 +43,21 @@ struct RedirectPolicy: Sendable {
     /// The request headers that describe a body, dropped with it (lowercased).
     static let bodyHeaders: Set<String> = ["content-type", "content-length", "transfer-encoding"]
 
-    /// The most redirects a request follows (``Session/Configuration/maximumRedirects``); 0 or
-    /// less follows none.
+    /// The most redirects a request follows (``RedirectBehavior/maximumRedirects``); 0 or less
+    /// follows none.
     let maximumRedirects: Int
+    /// The closure of a ``RedirectBehavior/custom(maximumRedirects:_:)`` behaviour.
+    private let decide: (@Sendable (RedirectHop) -> RedirectHop.Decision)?
+    /// Told of each redirect that is followed (an event monitor's view).
+    private let observe: (@Sendable (ResponseHead, URLRequest) -> Void)?
+
+    init(
+        _ behavior: RedirectBehavior, observe: (@Sendable (ResponseHead, URLRequest) -> Void)? = nil
+    ) {
+        maximumRedirects = behavior.maximumRedirects
+        decide = behavior.decide
+        self.observe = observe
+    }
 
     /// The request to send next after `response`, or `nil` when `response` is the final one and
     /// goes to the handler.
@@ -99,7 +111,36 @@ struct RedirectPolicy: Sendable {
         if !Self.sameOrigin(current, target) {
             Self.removeHeaders(Self.credentialHeaders, from: &next)
         }
-        return (next, keepsBody)
+        guard let decide else {
+            observe?(response, next)
+            return (next, keepsBody)
+        }
+        switch decide(RedirectHop(response: response, request: next, redirectsFollowed: redirectsFollowed)) {
+        case .follow:
+            observe?(response, next)
+            return (next, keepsBody)
+        case .doNotFollow:
+            return nil
+        case .fail(let reason):
+            throw HotPotatoError(.invalidRequest, reason: reason, head: response)
+        case .rewrite(var rewritten):
+            guard let url = rewritten.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  url.host?.isEmpty == false
+            else {
+                throw HotPotatoError(
+                    .invalidRequest,
+                    reason: "The redirect was rewritten to \"\(rewritten.url?.absoluteString ?? "no URL")\", which is not an "
+                        + "http or https URL.",
+                    head: response)
+            }
+            if !Self.sameOrigin(current, url) {
+                Self.removeHeaders(Self.credentialHeaders, from: &rewritten)
+            }
+            // The body goes again only with the method it was meant for.
+            let sameMethod = (rewritten.httpMethod ?? "GET").uppercased() == (next.httpMethod ?? "GET").uppercased()
+            observe?(response, rewritten)
+            return (rewritten, keepsBody && sameMethod)
+        }
     }
 
     /// `location` resolved against `base`, when it is an absolute `http` or `https` URL with a host.

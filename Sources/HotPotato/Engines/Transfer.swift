@@ -39,6 +39,12 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private let borrowsChunks: Bool
     /// ``Request/onHead(queue:_:)``'s callback.
     private let onHead: (@Sendable (ResponseHead) -> Void)?
+    /// Whether settling the outcome ends the progress updates: not for one attempt of several,
+    /// which share them.
+    private let finishesProgress: Bool
+    /// Guarded by `handlerLock`: the body offset the response starts at (a resumed download's
+    /// bytes already on disk), so that progress counts the whole body.
+    private var progressOffset: Int64 = 0
     private let start = Date()
     private let startTime = DispatchTime.now().uptimeNanoseconds
     private let flags = Locked(Flags())
@@ -55,11 +61,12 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     init(
         handler: Handler, errorBodyLimit: Int, progress: ProgressReporter,
-        onHead: (@Sendable (ResponseHead) -> Void)? = nil
+        onHead: (@Sendable (ResponseHead) -> Void)? = nil, finishesProgress: Bool = true
     ) {
         driver = ResponseDriver(handler: handler, errorBodyLimit: errorBodyLimit)
         self.progress = progress
         self.onHead = onHead
+        self.finishesProgress = finishesProgress
         borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
     }
 
@@ -99,8 +106,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         if let onHead, !isFinished { onHead(head) }
         let more = withHandler { driver, aftermath in
             headTime = elapsed
-            expectedBytes = head.declaredBodyLength
             let more = driver.receive(head: head)
+            progressOffset = (driver.handler as? any ResumingHandler)?.resumedFrom ?? 0
+            expectedBytes = head.declaredBodyLength.map { $0 + progressOffset }
             if more { aftermath.report = (currentProgress(driver), true) }
             return more
         }
@@ -246,14 +254,14 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private func deliver(_ aftermath: Aftermath) {
         if let report = aftermath.report { progress.report(report.progress, force: report.force) }
         guard aftermath.settles, let outcome else { return }
-        progress.finish()
+        if finishesProgress { progress.finish() }
         completion.settle(outcome)
         aftermath.stopEngine?()
     }
 
     /// Called under the handler lock, once per chunk: no header parsing here.
     private func currentProgress(_ driver: ResponseDriver<Handler>) -> TransferProgress {
-        TransferProgress(bytesReceived: driver.bytesReceived, expectedBytes: expectedBytes)
+        TransferProgress(bytesReceived: progressOffset + driver.bytesReceived, expectedBytes: expectedBytes)
     }
 }
 

@@ -5,9 +5,12 @@ import FoundationNetworking
 
 /// A transport that performs requests and reports their events to a ``TransferSink``.
 protocol TransportEngine: Sendable {
-    /// Starts the request. Returns a closure that stops the transfer; it must return promptly and
-    /// may be called from any thread, more than once.
-    func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void
+    /// Starts the request, following its redirects as `redirects` says. Returns a closure that
+    /// stops the transfer; it must return promptly and may be called from any thread, more than
+    /// once.
+    func start(
+        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+    ) -> @Sendable () -> Void
 
     /// Releases the engine's resources once it is no longer needed. With `cancellingTransfers`,
     /// requests in flight are cancelled; otherwise they run to completion first.

@@ -14,6 +14,7 @@ extension HotPotatoError {
             case handlerFailed, truncatedBody, cancelled, invalidRequest
             case connectionRefused, hostNotFound, timedOut, connectionLost
             case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
+            case authenticationFailed
         }
 
         private let base: Base
@@ -133,6 +134,11 @@ extension HotPotatoError {
         /// The session's engine cannot run here (libcurl could not be loaded, or the platform has
         /// none). The reason says why.
         public static let engineUnavailable = Code(.engineUnavailable)
+        /// A ``RequestInterceptor`` could not get credentials for the request: a
+        /// ``BearerAuthenticator``'s refresh failed (every request waiting for it fails with the
+        /// same error). Sets `underlying` (the refresh's error) and, when a response asked for the
+        /// refresh, `head` and `errorBody` (the `401`).
+        public static let authenticationFailed = Code(.authenticationFailed)
 
         /// Whether this code is a rejection at the head (status or content type), the errors that
         /// carry an ``ErrorBody``.

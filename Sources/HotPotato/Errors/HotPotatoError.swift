@@ -49,6 +49,10 @@ public struct HotPotatoError: Error, Sendable {
     public var encoding: String?
     /// The file-system path involved.
     public var path: String?
+    /// How many times the request was sent, when it ran under a ``RetryPolicy`` or a
+    /// ``RequestInterceptor``: the error is the last attempt's. `nil` for a call made once
+    /// without either.
+    public var attempts: Int?
     /// A human-readable explanation of this particular failure.
     public var reason: String
 
@@ -81,11 +85,15 @@ public struct HotPotatoError: Error, Sendable {
 }
 
 extension HotPotatoError: CustomStringConvertible {
-    /// The code, the reason, and for a rejection the server's message.
+    /// The code, the reason, for a rejection the server's message, and the number of attempts
+    /// when there were more than one.
     public var description: String {
         var text = "HotPotatoError.\(code): \(reason)"
         if let message = serverMessage {
             text += " — server says: \(message)"
+        }
+        if let attempts, attempts > 1 {
+            text += " [after \(attempts) attempts]"
         }
         if let underlying, !(underlying is HotPotatoError) {
             text += " (\(underlying))"

@@ -16,7 +16,7 @@ extension FileWriter {
     public func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
         let callersRange = request.value(forHTTPHeaderField: "Range") != nil
         requested = callersRange ? .callersOwn : .whole
-        guard isResumable, !callersRange, (request.httpMethod ?? "GET").uppercased() == "GET" else {
+        guard wantsPartial, !callersRange, (request.httpMethod ?? "GET").uppercased() == "GET" else {
             wantsPartial = false
             return
         }
@@ -185,6 +185,23 @@ extension FileWriter {
                 "The file holds \(size.map(String.init) ?? "an unknown number of") bytes, not the \(expectedFileSize) "
                     + "the server announced; it was discarded.",
                 expected: expectedFileSize, actual: size, head: head)
+        }
+    }
+}
+
+extension FileWriter: ResumingHandler {
+    /// A download that is not resumable keeps its partial file while a call retries it, and the
+    /// call removes it if it finally fails.
+    func keepPartialAcrossAttempts() -> (@Sendable () -> Void)? {
+        guard !isResumable else { return nil }
+        wantsPartial = true
+        let destination = destination
+        return {
+            // Only while no other download holds it.
+            let partial = PartialDownload(destination: destination)
+            guard let lease = try? partial.acquire() else { return }
+            partial.discard()
+            lease.release()
         }
     }
 }

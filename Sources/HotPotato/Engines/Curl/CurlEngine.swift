@@ -37,8 +37,11 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
         self.configuration = configuration
     }
 
-    func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void {
-        let transfer = CurlTransfer(request: request, bodyFile: bodyFile, sink: sink, configuration: configuration)
+    func start(
+        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+    ) -> @Sendable () -> Void {
+        let transfer = CurlTransfer(
+            request: request, bodyFile: bodyFile, sink: sink, configuration: configuration, redirects: redirects)
         condition.lock()
         if invalidated {
             condition.unlock()

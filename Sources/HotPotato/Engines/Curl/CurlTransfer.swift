@@ -61,12 +61,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// reused; a longer body is abandoned, and its connection with it.
     static let redirectBodyLimit = 64 * 1024
 
-    init(request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration) {
+    init(
+        request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration,
+        redirects: RedirectPolicy
+    ) {
         self.request = request
         self.bodyFile = bodyFile
         self.sink = sink
         self.configuration = configuration
-        redirectPolicy = RedirectPolicy(maximumRedirects: configuration.maximumRedirects)
+        redirectPolicy = redirects
         responseFields.reserveCapacity(16)
     }
 

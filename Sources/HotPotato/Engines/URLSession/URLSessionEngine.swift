@@ -78,7 +78,9 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         session = URLSession(configuration: urlConfiguration, delegate: self, delegateQueue: delegateQueue)
     }
 
-    func start(_ request: URLRequest, bodyFile: URL?, sink: any TransferSink) -> @Sendable () -> Void {
+    func start(
+        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+    ) -> @Sendable () -> Void {
         var request = request
         // As URLSession would: the request's own header of the same name wins.
         for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
@@ -86,7 +88,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
         let transfer = URLSessionTransfer(
             request: request, bodyFile: bodyFile, sink: sink,
-            redirectPolicy: RedirectPolicy(maximumRedirects: configuration.maximumRedirects),
+            redirectPolicy: redirects,
             canceller: canceller,
             highWaterMark: configuration.memoryHighWaterMark,
             backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },

@@ -1,0 +1,250 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs a call as a series of attempts: each adapted by the interceptors, sent with a handler of
+/// its own, and on failure retried as the interceptors or the retry policy decide, after a wait
+/// that cancelling the call cuts short. Every attempt reports to one ``ProgressReporter``; the
+/// call's ``Completion`` is settled once, with the last attempt's outcome.
+///
+/// Used only when a call has a retry policy that may retry, interceptors or event monitors; a
+/// plain call goes straight from ``Request/start()`` to the engine, without a task.
+final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.Content: Sendable {
+    let completion = Completion<Handler.Content>()
+
+    private let request: Request<Handler>
+    private let retryPolicy: RetryPolicy
+    private let interceptors: [any RequestInterceptor]
+    private let monitors: EventMonitors?
+    private let progress: ProgressReporter
+    /// Whether an attempt may follow another: a ``ResumingHandler`` then keeps what it has.
+    private let mayRetry: Bool
+    private let startTime = DispatchTime.now().uptimeNanoseconds
+    private let state = Locked(State())
+
+    private enum Phase {
+        /// Between attempts: adapting the request, deciding, or waiting to retry.
+        case between
+        /// An attempt's transfer is running.
+        case transferring(any TransferSink)
+        case done
+    }
+
+    private struct State {
+        var phase = Phase.between
+        var cancelled = false
+        var task: Task<Void, Never>?
+        /// What removes the partial body kept across attempts, when the call ends without it.
+        var discardPartial: (@Sendable () -> Void)?
+        var attempts = 0
+    }
+
+    init(
+        request: Request<Handler>, retryPolicy: RetryPolicy, interceptors: [any RequestInterceptor],
+        monitors: EventMonitors?, progress: ProgressReporter
+    ) {
+        self.request = request
+        self.retryPolicy = retryPolicy
+        self.interceptors = interceptors
+        self.monitors = monitors
+        self.progress = progress
+        mayRetry = retryPolicy.mayRetry || !interceptors.isEmpty
+    }
+
+    /// Starts the attempts on a task of their own.
+    func begin() {
+        // An existential: a closure capturing the generic loop would capture its handler's metatype.
+        let runner: any CallCancelling = self
+        let task = Task { await runner.run() }
+        state.withLock { $0.task = task }
+    }
+
+    /// Cancels the call: the running attempt (its handler cleans up), or the wait or adaptation
+    /// between attempts, which settles the call at once.
+    func cancel() {
+        let (sink, task, settleNow) = state.withLock { state -> ((any TransferSink)?, Task<Void, Never>?, Bool) in
+            guard !state.cancelled else { return (nil, nil, false) }
+            state.cancelled = true
+            switch state.phase {
+            case .transferring(let sink): return (sink, state.task, false)
+            case .between: return (nil, state.task, true)
+            case .done: return (nil, nil, false)
+            }
+        }
+        sink?.cancel()
+        task?.cancel()
+        if settleNow { conclude(.failure(HotPotatoError(.cancelled, reason: "The request was cancelled."))) }
+    }
+
+    // MARK: - The attempts
+
+    private var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    private var elapsed: TimeInterval {
+        Double(DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000_000
+    }
+
+    func run() async {
+        let session = request.session
+        let configuration = session.configuration
+        let original: URLRequest
+        do throws(HotPotatoError) {
+            original = try request.spec.makeURLRequest(defaults: configuration)
+        } catch {
+            conclude(.failure(error))
+            return
+        }
+        monitors?.send(.created(original))
+        var observe: (@Sendable (ResponseHead, URLRequest) -> Void)?
+        if let monitors {
+            observe = { head, next in monitors.send(.redirected(head, to: next)) }
+        }
+        let redirects = RedirectPolicy(request.options.redirects ?? configuration.redirects, observe: observe)
+        var earlierErrors: [HotPotatoError] = []
+        while true {
+            let attempt = state.withLock { state -> Int in
+                state.attempts += 1
+                return state.attempts
+            }
+            if isCancelled { return concludeCancelled() }
+            let adapted: URLRequest
+            do throws(HotPotatoError) {
+                adapted = try await adapt(original, for: session)
+            } catch {
+                if isCancelled { return concludeCancelled() }
+                return conclude(.failure(error))
+            }
+            guard let transfer = send(adapted, attempt: attempt, redirects: redirects) else { return concludeCancelled() }
+            let outcome = await transfer.completion.wait()
+            let error: HotPotatoError
+            switch outcome {
+            case .success:
+                return conclude(outcome)
+            case .failure(let failure):
+                error = failure
+            }
+            state.withLock { if case .transferring = $0.phase { $0.phase = .between } }
+            if isCancelled { return concludeCancelled() }
+            if error.code == .cancelled { return conclude(outcome) }
+            let context = RetryContext(
+                request: adapted, error: error, attempt: attempt, earlierErrors: earlierErrors, elapsed: elapsed,
+                session: session)
+            let delay: TimeInterval
+            switch await decide(context) {
+            case .doNotRetry: return conclude(outcome)
+            case .fail(let replacement): return conclude(.failure(replacement))
+            case .retry: delay = 0
+            case .retryAfter(let seconds): delay = max(0, seconds)
+            }
+            earlierErrors.append(error)
+            monitors?.send(.retryScheduled(attempt: attempt, delay: delay, error: error))
+            if delay > 0 {
+                try? await Task.sleep(nanoseconds: UInt64(min(delay, 86_400) * 1_000_000_000))
+            }
+        }
+    }
+
+    /// The original request, adapted by each interceptor in turn.
+    private func adapt(_ original: URLRequest, for session: Session) async throws(HotPotatoError) -> URLRequest {
+        var adapted = original
+        for interceptor in interceptors {
+            do {
+                adapted = try await interceptor.adapt(adapted, for: session)
+            } catch let error as HotPotatoError {
+                throw error
+            } catch {
+                throw HotPotatoError(
+                    .invalidRequest, reason: "A request interceptor could not adapt the request: \(error)", underlying: error)
+            }
+        }
+        return adapted
+    }
+
+    /// Starts an attempt with a new handler, unless the call was cancelled; registered as the
+    /// running attempt before it starts, so that a cancel reaches it.
+    private func send(_ adapted: URLRequest, attempt: Int, redirects: RedirectPolicy) -> Transfer<Handler>? {
+        let headCallback = request.options.headCallback
+        let onHead: (@Sendable (ResponseHead) -> Void)?
+        if let monitors {
+            onHead = { head in
+                headCallback?(head)
+                monitors.send(.headReceived(head))
+            }
+        } else {
+            onHead = headCallback
+        }
+        let mayRetry = mayRetry
+        var discard: (@Sendable () -> Void)?
+        let transfer = request.makeTransfer(progress: progress, onHead: onHead, finishesProgress: false) { handler in
+            if mayRetry, let resuming = handler as? any ResumingHandler {
+                discard = resuming.keepPartialAcrossAttempts()
+            }
+        }
+        // Under the lock: a cancel either finds the call cancelled before this, or this transfer
+        // registered (and then cancels it, however far it got).
+        return state.withLock { state -> Transfer<Handler>? in
+            guard !state.cancelled else { return nil }
+            if state.discardPartial == nil { state.discardPartial = discard }
+            state.phase = .transferring(transfer)
+            monitors?.send(.attemptStarted(adapted, attempt: attempt))
+            do throws(HotPotatoError) {
+                try request.send(adapted, through: transfer, redirects: redirects)
+            } catch {
+                transfer.fail(error)
+            }
+            return transfer
+        }
+    }
+
+    /// The first decision other than ``RetryDecision/doNotRetry`` among the interceptors', else
+    /// the retry policy's.
+    private func decide(_ context: RetryContext) async -> RetryDecision {
+        for interceptor in interceptors {
+            let decision = await interceptor.retry(context)
+            if decision != .doNotRetry { return decision }
+        }
+        return retryPolicy.decision(for: context)
+    }
+
+    private func concludeCancelled() {
+        conclude(.failure(HotPotatoError(.cancelled, reason: "The request was cancelled.")))
+    }
+
+    /// Settles the call (once): removes a partial body kept across attempts if the call failed,
+    /// says how many attempts there were, ends progress, and tells the monitors.
+    private func conclude(_ outcome: Completion<Handler.Content>.Outcome) {
+        let (first, attempts, discard) = state.withLock { state -> (Bool, Int, (@Sendable () -> Void)?) in
+            if case .done = state.phase { return (false, state.attempts, nil) }
+            state.phase = .done
+            return (true, state.attempts, state.discardPartial)
+        }
+        guard first else { return }
+        var final = outcome
+        if case .failure(var error) = outcome {
+            discard?()
+            if mayRetry { error.attempts = max(1, attempts) }
+            final = .failure(error)
+        }
+        progress.finish()
+        if let monitors {
+            let summary: RequestEvent.Summary
+            switch final {
+            case .success(let response):
+                summary = RequestEvent.Summary(
+                    head: response.head, error: nil, attempts: attempts, duration: elapsed, timings: response.timings)
+            case .failure(let error):
+                summary = RequestEvent.Summary(head: error.head, error: error, attempts: attempts, duration: elapsed, timings: nil)
+            }
+            monitors.send(.finished(summary))
+        }
+        completion.settle(final)
+    }
+}
+
+/// A call run as a series of attempts, as its ``Call`` and its task see it.
+protocol CallCancelling: Sendable {
+    /// Runs the attempts to the end.
+    func run() async
+    func cancel()
+}
