@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``EventMonitor`` that writes a line for each event of a request: each attempt sent, each
+/// redirect, the response head, each retry and its wait, and the end with its duration.
+///
+/// ```
+/// [#3] > GET https://api.example.com/items (attempt 1)
+/// [#3] < 503 Service Unavailable (text/html, 190 bytes)
+/// [#3] retrying: attempt 1 failed (unacceptableStatus, status 503); attempt 2 in 1.00 s
+/// [#3] > GET https://api.example.com/items (attempt 2)
+/// [#3] < 200 OK (application/json, 5120 bytes)
+/// [#3] done: 200 in 1.094 s, 2 attempts
+/// ```
+///
+/// Credentials are never written: the values of `Authorization`, `Proxy-Authorization`, `Cookie`
+/// and `Set-Cookie` read `<redacted>`, and so does a password in a URL. With ``includesHeaders``,
+/// each header of a request and a response gets a line of its own under it, as `curl -v` shows
+/// them.
+public struct EventLogger: EventMonitor {
+    /// The queue the lines are written from.
+    public let queue: DispatchQueue
+    /// Whether to write every request and response header, a line each.
+    public let includesHeaders: Bool
+    /// Whether to write progress events (throttled as ``Call/progress`` is).
+    public let includesProgress: Bool
+    private let write: @Sendable (String) -> Void
+
+    /// The header fields whose values are never written (lowercased).
+    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+    /// Creates a logger.
+    /// - Parameters:
+    ///   - includesHeaders: Whether to write every header; default `false`.
+    ///   - includesProgress: Whether to write progress; default `false`.
+    ///   - queue: The queue to write from; by default HotPotato's monitor queue.
+    ///   - write: Writes one line (without its newline); by default to standard error.
+    public init(
+        includesHeaders: Bool = false, includesProgress: Bool = false, queue: DispatchQueue? = nil,
+        write: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.includesHeaders = includesHeaders
+        self.includesProgress = includesProgress
+        self.queue = queue ?? EventMonitors.defaultQueue
+        self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    /// Writes the event's lines.
+    public func receive(_ event: RequestEvent) {
+        for line in lines(for: event) { write(line) }
+    }
+
+    /// The lines written for `event`.
+    public func lines(for event: RequestEvent) -> [String] {
+        let prefix = "[#\(event.requestID)]"
+        switch event.kind {
+        case .created:
+            return []
+        case .attemptStarted(let request, let attempt):
+            var lines = ["\(prefix) > \(request.httpMethod ?? "GET") \(Self.redacted(request.url)) (attempt \(attempt))"]
+            if includesHeaders {
+                for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+                    lines.append("\(prefix) > \(name): \(Self.shown(name, value))")
+                }
+            }
+            return lines
+        case .redirected(let head, let next):
+            return ["\(prefix) redirect: \(head.status) to \(next.httpMethod ?? "GET") \(Self.redacted(next.url))"]
+        case .headReceived(let head):
+            var details: [String] = []
+            if let type = head.headers["Content-Type"] { details.append(type) }
+            if let length = head.contentLength { details.append("\(length) bytes") }
+            var line = "\(prefix) < \(head.status)"
+            if let phrase = StatusPhrases.phrase(for: head.status) { line += " \(phrase)" }
+            if !details.isEmpty { line += " (\(details.joined(separator: ", ")))" }
+            var lines = [line]
+            if includesHeaders {
+                for field in head.headers { lines.append("\(prefix) < \(field.name): \(Self.shown(field.name, field.value))") }
+            }
+            return lines
+        case .progress(let progress):
+            guard includesProgress else { return [] }
+            let total = progress.expectedBytes.map { " of \($0)" } ?? ""
+            return ["\(prefix) progress: \(progress.bytesReceived)\(total) bytes"]
+        case .retryScheduled(let attempt, let delay, let error):
+            return ["\(prefix) retrying: attempt \(attempt) failed (\(Self.summary(of: error))); attempt \(attempt + 1) in "
+                + String(format: "%.2f s", delay)]
+        case .finished(let summary):
+            let duration = String(format: "%.3f s", summary.duration)
+            let attempts = summary.attempts == 1 ? "" : ", \(summary.attempts) attempts"
+            if let error = summary.error {
+                return ["\(prefix) failed: \(Self.summary(of: error)) in \(duration)\(attempts)"]
+            }
+            return ["\(prefix) done: \(summary.status.map(String.init) ?? "-") in \(duration)\(attempts)"]
+        }
+    }
+
+    /// The code, the status and the server's message, never the reason's whole text.
+    static func summary(of error: HotPotatoError) -> String {
+        var parts = ["\(error.code)"]
+        if let status = error.status { parts.append("status \(status)") }
+        if let message = error.serverMessage { parts.append("server says: \(message.prefix(200))") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func shown(_ name: String, _ value: String) -> String {
+        secretHeaders.contains(name.lowercased()) ? "<redacted>" : value
+    }
+
+    /// The URL with its password, if any, redacted.
+    static func redacted(_ url: URL?) -> String {
+        guard let url else { return "-" }
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        components.password = "redacted"
+        return components.string ?? url.absoluteString
+    }
+}

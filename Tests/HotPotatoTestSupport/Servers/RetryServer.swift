@@ -1,0 +1,198 @@
+import Foundation
+@testable import HotPotato
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small HTTP/1.1 server of the tests' own, in the test process, for retries and credentials:
+/// it fails on purpose a set number of times, then answers honestly, and logs every request it
+/// gets. Each connection serves one request and closes. Each test uses names of its own; the
+/// state of a name (how many requests it has had) lives as long as the process.
+///
+/// - `/download/<name>?size=N&drops=a,b,c` — an N-byte resource (the bytes of
+///   `FaultServer.byte(at:)`) with a strong `ETag`. Request *k* (from 0) of the name, while
+///   `k < drops.count`, stops the body cleanly at the absolute offset `drops[k]` (the declared
+///   length promised more). `Range: bytes=S-` with a matching `If-Range` gets a `206` from S;
+///   anything else the whole resource.
+/// - `/status/<name>?fail=K&status=S&retryAfter=R` — the first K requests get status S (default
+///   503) with a JSON error body and, when given, `Retry-After: R` (sent as it is: seconds or a
+///   date); then `200` with `{"ok":true,"attempt":n}`.
+/// - `/auth/<name>` — `200` with `{"user":"ok"}` for `Authorization: Bearer <token>` when the
+///   token is the one `setValidToken(_:)` set, else `401` with `{"error":"invalid token"}`.
+/// - anything else: 404.
+final class RetryServer: @unchecked Sendable {
+    /// One request, as the tests check it.
+    struct Record: Sendable {
+        let method: String
+        let path: String
+        let range: String?
+        let ifRange: String?
+        let authorization: String?
+    }
+
+    let port: UInt16
+    private let listener: LoopbackSocket
+    private let state = Locked(State())
+
+    private struct State {
+        var records: [Record] = []
+        var counts: [String: Int] = [:]
+        var validToken = "valid"
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    func url(_ pathAndQuery: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")! }
+
+    /// The requests made to `path` (without its query), in the order they arrived.
+    func records(_ path: String) -> [Record] { state.withLock { $0.records.filter { $0.path == path } } }
+
+    /// Makes `token` the one `/auth/…` accepts.
+    func setValidToken(_ token: String) { state.withLock { $0.validToken = token } }
+
+    /// The ETag of the `/download/…` resource of `size` bytes.
+    static func etag(size: Int) -> String { "\"retry-\(size)\"" }
+
+    init() throws {
+        listener = try LoopbackSocket.listening(port: 0)
+        port = listener.port
+        let thread = Thread { [listener, self] in
+            while true {
+                let connection = accept(listener.descriptor, nil, nil)
+                guard connection >= 0 else {
+                    if errno == EINTR { continue }
+                    return
+                }
+                let worker = Thread { self.serve(connection) }
+                worker.start()
+            }
+        }
+        thread.start()
+    }
+
+    // MARK: - Serving
+
+    private struct Request {
+        let method: String
+        let path: String
+        let query: [String: String]
+        let headers: [String: String]
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { _ = systemClose(connection) }
+        guard let request = Self.read(connection) else { return }
+        let count = state.withLock { state -> Int in
+            state.records.append(Record(
+                method: request.method, path: request.path, range: request.headers["range"],
+                ifRange: request.headers["if-range"], authorization: request.headers["authorization"]))
+            defer { state.counts[request.path, default: 0] += 1 }
+            return state.counts[request.path, default: 0]
+        }
+        let parts = request.path.split(separator: "/")
+        switch parts.first {
+        case "download": download(connection, request, index: count)
+        case "status": status(connection, request, index: count)
+        case "auth":
+            let token = state.withLock { $0.validToken }
+            if request.headers["authorization"] == "Bearer \(token)" {
+                respond(connection, status: 200, body: #"{"user":"ok"}"#)
+            } else {
+                respond(connection, status: 401, headers: ["WWW-Authenticate": "Bearer"], body: #"{"error":"invalid token"}"#)
+            }
+        default:
+            respond(connection, status: 404, body: #"{"error":"no such route"}"#)
+        }
+    }
+
+    private func download(_ connection: Int32, _ request: Request, index: Int) {
+        let size = Int(request.query["size"] ?? "") ?? 1_000_000
+        let drops = (request.query["drops"] ?? "").split(separator: ",").compactMap { Int($0) }
+        let etag = Self.etag(size: size)
+        var start = 0
+        if let range = request.headers["range"], request.headers["if-range"] == etag,
+           range.hasPrefix("bytes="), range.hasSuffix("-"), let from = Int(range.dropFirst(6).dropLast()), from < size {
+            start = from
+        }
+        var headers = ["ETag": etag, "Content-Type": "application/octet-stream", "Content-Length": String(size - start)]
+        if start > 0 { headers["Content-Range"] = "bytes \(start)-\(size - 1)/\(size)" }
+        LoopbackConnection.send(connection, Self.head(status: start > 0 ? 206 : 200, headers: headers))
+        let end = index < drops.count ? max(start, min(size, drops[index])) : size
+        var offset = start
+        while offset < end {
+            let count = min(64 * 1024, end - offset)
+            guard LoopbackConnection.send(connection, Data((offset..<offset + count).map(FaultServer.byte(at:)))) else { return }
+            offset += count
+        }
+        if end < size {
+            // A clean close short of the declared length: every byte sent arrives.
+            shutdown(connection, Int32(SHUT_WR))
+            Self.drain(connection)
+        }
+    }
+
+    private func status(_ connection: Int32, _ request: Request, index: Int) {
+        let failures = Int(request.query["fail"] ?? "") ?? 1
+        guard index >= failures else {
+            var headers: [String: String] = [:]
+            if let retryAfter = request.query["retryAfter"] { headers["Retry-After"] = retryAfter }
+            respond(connection, status: Int(request.query["status"] ?? "") ?? 503, headers: headers, body: #"{"error":"busy, try later"}"#)
+            return
+        }
+        respond(connection, status: 200, body: #"{"ok":true,"attempt":\#(index + 1)}"#)
+    }
+
+    private func respond(_ connection: Int32, status: Int, headers: [String: String] = [:], body: String) {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        headers["Content-Length"] = String(body.utf8.count)
+        LoopbackConnection.send(connection, Self.head(status: status, headers: headers) + Data(body.utf8))
+    }
+
+    private static func head(status: Int, headers: [String: String]) -> Data {
+        var text = "HTTP/1.1 \(status) \(StatusPhrases.phrase(for: status) ?? "Status")\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+
+    /// The request line and headers (names lowercased), with any body read and dropped.
+    private static func read(_ connection: Int32) -> Request? {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var headEnd: Range<Data.Index>?
+        while headEnd == nil {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count <= 0 || received.count > 64 * 1024 { return nil }
+            received.append(buffer, count: count)
+            headEnd = received.range(of: Data("\r\n\r\n".utf8))
+        }
+        guard let headEnd else { return nil }
+        let lines = String(decoding: received[..<headEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let requestLine = lines.first?.split(separator: " ") ?? []
+        guard requestLine.count >= 2, let components = URLComponents(string: String(requestLine[1])) else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var bodyLeft = (Int(headers["content-length"] ?? "") ?? 0) - (received.count - headEnd.upperBound)
+        while bodyLeft > 0 {
+            let count = recv(connection, &buffer, min(buffer.count, bodyLeft), 0)
+            if count <= 0 { break }
+            bodyLeft -= count
+        }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        return Request(method: String(requestLine[0]), path: components.path, query: query, headers: headers)
+    }
+
+    /// Reads until the client closes, so that a clean close is not turned into a reset.
+    private static func drain(_ connection: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while recv(connection, &buffer, buffer.count, 0) > 0 {}
+    }
+}
