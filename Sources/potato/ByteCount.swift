@@ -29,10 +29,4 @@ enum ByteCount {
             ? String(format: "%d:%02d:%02d", hours, minutes, rest)
             : String(format: "%d:%02d", minutes, rest)
     }
-
-    /// `a + b`, or `Int64.max` where that would overflow: for sizes a server declares.
-    static func sum(_ a: Int64, _ b: Int64) -> Int64 {
-        let (total, overflow) = a.addingReportingOverflow(b)
-        return overflow ? (b < 0 ? Int64.min : Int64.max) : total
-    }
 }

@@ -122,10 +122,7 @@ struct GetCommand {
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max)
-        // A 206 continues the partial file this process measured above (it is locked from the
-        // request on): the bar counts from there.
-        let started = writer.onHead { head in if head.status == 206, let keptBefore { display.resume(from: keptBefore) } }
-        let call = adjusted(started).onProgress { display.update($0) }.start()
+        let call = adjusted(writer).onProgress { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
         do {

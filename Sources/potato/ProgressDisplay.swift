@@ -11,27 +11,19 @@ final class ProgressDisplay: @unchecked Sendable {
     let style: Style
     private let lock = NSLock()
     private let start = Date()
-    /// Recent (time, bytes) samples, for the rate over the last few seconds.
-    private var samples: [(time: TimeInterval, bytes: Int64)] = [(0, 0)]
+    /// Recent (time, bytes) samples, for the rate over the last few seconds. The first is the
+    /// first update's: a resumed download's counts start at the bytes it already has.
+    private var samples: [(time: TimeInterval, bytes: Int64)] = []
     private var lastLine: TimeInterval = 0
     private var drawn = false
     private var latest: TransferProgress?
-    /// Bytes kept from an earlier run that this response continues: shown as received already.
-    private var resumedFrom: Int64 = 0
 
     init(style: Style) {
         self.style = style
     }
 
-    /// The response continues a download of which `offset` bytes are on disk already (0 when it
-    /// starts from the beginning): counts and totals are shown for the whole file.
-    func resume(from offset: Int64) {
-        lock.lock()
-        defer { lock.unlock() }
-        resumedFrom = offset
-    }
-
-    /// The byte count, total and rate of the latest update.
+    /// The byte count, total and rate of the latest update. A resumed download's progress counts
+    /// the whole file, the bytes it already had included.
     func update(_ progress: TransferProgress) {
         lock.lock()
         defer { lock.unlock() }
@@ -39,10 +31,8 @@ final class ProgressDisplay: @unchecked Sendable {
         let now = Date().timeIntervalSince(start)
         samples.append((now, progress.bytesReceived))
         while samples.count > 2, now - samples[1].time > 3 { samples.removeFirst() }
-        // Sizes come from the server: added without trapping (a Content-Length of 2^63 − 1 after a
-        // resumed partial would overflow).
-        let received = ByteCount.sum(resumedFrom, progress.bytesReceived)
-        let expected = progress.expectedBytes.map { ByteCount.sum(resumedFrom, $0) }
+        let received = progress.bytesReceived
+        let expected = progress.expectedBytes
         switch style {
         case .none:
             return

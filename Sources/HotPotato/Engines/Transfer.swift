@@ -108,7 +108,12 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
             headTime = elapsed
             let more = driver.receive(head: head)
             progressOffset = (driver.handler as? any ResumingHandler)?.resumedFrom ?? 0
-            expectedBytes = head.declaredBodyLength.map { $0 + progressOffset }
+            // Saturating: the declared length is the server's, and a resumed download's offset is
+            // added to it (a Content-Length of 2^63 - 1 must not trap).
+            expectedBytes = head.declaredBodyLength.map { declared in
+                let (sum, overflow) = declared.addingReportingOverflow(progressOffset)
+                return overflow ? .max : sum
+            }
             if more { aftermath.report = (currentProgress(driver), true) }
             return more
         }

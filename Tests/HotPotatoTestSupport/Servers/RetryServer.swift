@@ -20,7 +20,8 @@ import Darwin
 ///   503) with a JSON error body and, when given, `Retry-After: R` (sent as it is: seconds or a
 ///   date); then `200` with `{"ok":true,"attempt":n}`.
 /// - `/auth/<name>` — `200` with `{"user":"ok"}` for `Authorization: Bearer <token>` when the
-///   token is the one `setValidToken(_:)` set, else `401` with `{"error":"invalid token"}`.
+///   token is the one `setValidToken(_:for:)` set for the name, else `401` with
+///   `{"error":"invalid token"}`.
 /// - anything else: 404.
 final class RetryServer: @unchecked Sendable {
     /// One request, as the tests check it.
@@ -39,7 +40,7 @@ final class RetryServer: @unchecked Sendable {
     private struct State {
         var records: [Record] = []
         var counts: [String: Int] = [:]
-        var validToken = "valid"
+        var validTokens: [String: String] = [:]
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -49,8 +50,8 @@ final class RetryServer: @unchecked Sendable {
     /// The requests made to `path` (without its query), in the order they arrived.
     func records(_ path: String) -> [Record] { state.withLock { $0.records.filter { $0.path == path } } }
 
-    /// Makes `token` the one `/auth/…` accepts.
-    func setValidToken(_ token: String) { state.withLock { $0.validToken = token } }
+    /// Makes `token` the one `/auth/<name>` accepts.
+    func setValidToken(_ token: String, for name: String) { state.withLock { $0.validTokens[name] = token } }
 
     /// The ETag of the `/download/…` resource of `size` bytes.
     static func etag(size: Int) -> String { "\"retry-\(size)\"" }
@@ -96,8 +97,8 @@ final class RetryServer: @unchecked Sendable {
         case "download": download(connection, request, index: count)
         case "status": status(connection, request, index: count)
         case "auth":
-            let token = state.withLock { $0.validToken }
-            if request.headers["authorization"] == "Bearer \(token)" {
+            let token = state.withLock { $0.validTokens[parts.dropFirst().joined(separator: "/")] }
+            if let token, request.headers["authorization"] == "Bearer \(token)" {
                 respond(connection, status: 200, body: #"{"user":"ok"}"#)
             } else {
                 respond(connection, status: 401, headers: ["WWW-Authenticate": "Bearer"], body: #"{"error":"invalid token"}"#)

@@ -26,13 +26,20 @@ import Testing
         return try #require(PartialDownload(destination: destination).dataSize())
     }
 
-    /// The bytes received by a download, from its progress.
+    /// The bytes a download received, from its response: the body of the last response (the rest,
+    /// for one that continued), measured by the handler.
     static func download(_ url: URL, to destination: URL, engine: Session.Engine) async throws -> Int64 {
-        let call = testSession(engine: engine).get(url).downloadToFile(at: destination, resumable: true).start()
-        var received: Int64 = 0
-        for await progress in call.progress { received = progress.bytesReceived }
+        let resumedFrom = Locked<Int64>(0)
+        let call = testSession(engine: engine).get(url)
+            .handled(by: ResumeRecordingWriter(destination: destination, resumedFrom: resumedFrom)).start()
+        var last: TransferProgress?
+        for await progress in call.progress { last = progress }
         _ = try await call.response()
-        return received
+        let size = try #require(fileSize(destination))
+        // Progress counts the whole file, the bytes kept before included.
+        #expect(last?.bytesReceived == size)
+        #expect(last?.expectedBytes == size)
+        return size - resumedFrom.withLock { $0 }
     }
 
     static func expectNoPartialState(for destination: URL) {
@@ -207,5 +214,20 @@ import Testing
         }
         #expect(error?.code == .truncatedBody)
         #expect(try scratch.entries().isEmpty)
+    }
+}
+
+/// A resumable `FileWriter` that records where its response continued the partial file.
+final class ResumeRecordingWriter: FileWriter, @unchecked Sendable {
+    private let resumedFromRecord: Locked<Int64>
+
+    init(destination: URL, resumedFrom: Locked<Int64>) {
+        resumedFromRecord = resumedFrom
+        super.init(destination: destination, resumable: true)
+    }
+
+    override func prepare(for head: ResponseHead) throws {
+        try super.prepare(for: head)
+        resumedFromRecord.withLock { $0 = resumedFrom }
     }
 }
