@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+
+/// Event monitors and the logger against real servers, on both engines: every event in order,
+/// on the monitor's queue, credentials never logged.
+@Suite struct EventMonitorTests {
+    /// Records events, and the queue each arrived on.
+    final class Recorder: EventMonitor, @unchecked Sendable {
+        let queue = DispatchQueue(label: "recorder")
+        private let key = DispatchSpecificKey<Bool>()
+        let events = Locked<[RequestEvent]>([])
+        let offQueue = Locked(0)
+        private let finished = DispatchSemaphore(value: 0)
+
+        init() { queue.setSpecific(key: key, value: true) }
+
+        func receive(_ event: RequestEvent) {
+            if DispatchQueue.getSpecific(key: key) != true { offQueue.withLock { $0 += 1 } }
+            events.withLock { $0.append(event) }
+            if case .finished = event.kind { finished.signal() }
+        }
+
+        /// The events once the call's `finished` has arrived (it is the last).
+        func all() async -> [RequestEvent] {
+            let finished = finished
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    _ = finished.wait(timeout: .now() + 20)
+                    continuation.resume()
+                }
+            }
+            return events.withLock { $0 }
+        }
+    }
+
+    static func names(_ events: [RequestEvent]) -> [String] {
+        events.compactMap { event in
+            switch event.kind {
+            case .created: return "created"
+            case .attemptStarted(_, let attempt): return "attempt \(attempt)"
+            case .redirected(let head, _): return "redirect \(head.status)"
+            case .headReceived(let head): return "head \(head.status)"
+            case .progress: return nil
+            case .retryScheduled(let attempt, _, _): return "retry after \(attempt)"
+            case .finished(let summary): return "finished \(summary.status ?? 0) \(summary.attempts)"
+            }
+        }
+    }
+
+    @Test(arguments: allEngines)
+    func aRetriedCallReportsEveryStepInOrderOnTheMonitorsQueue(engine: Session.Engine) async throws {
+        let server = try await TestServers.retry()
+        let recorder = Recorder()
+        let session = testSession(engine: engine) { $0.eventMonitors = [recorder] }
+        let name = "monitor-\(UUID().uuidString.prefix(8))"
+        _ = try await session.get(server.url("/status/\(name)?fail=1")).retry(RetryPolicy(maximumAttempts: 2, initialDelay: 0))
+            .asJSON().content
+        let events = await recorder.all()
+        #expect(Self.names(events) == ["created", "attempt 1", "head 503", "retry after 1", "attempt 2", "head 200", "finished 200 2"])
+        #expect(Set(events.map(\.requestID)).count == 1)
+        #expect(events.allSatisfy { $0.method == .get && $0.url?.path == "/status/\(name)" })
+        #expect(recorder.offQueue.withLock { $0 } == 0)
+        if case .finished(let summary) = events.last?.kind {
+            #expect(summary.error == nil)
+            #expect(summary.timings != nil)
+            #expect(summary.duration > 0)
+        }
+    }
+
+    @Test(.needsHTTPBin, arguments: allEngines)
+    func redirectsAndFailuresAreReported(engine: Session.Engine) async throws {
+        let bin = try await TestServers.httpbin()
+        let recorder = Recorder()
+        let session = testSession(engine: engine) { $0.eventMonitors = [recorder] }
+        let target = bin.url("/status/418")
+        let error = await expectFailure { try await session.get(bin.redirect(to: target, status: 302)).response() }
+        #expect(error?.status == 418)
+        let events = await recorder.all()
+        #expect(Self.names(events) == ["created", "attempt 1", "redirect 302", "head 418", "finished 418 1"])
+        if case .finished(let summary) = events.last?.kind { #expect(summary.error?.code == .unacceptableStatus) }
+    }
+
+    @Test(arguments: allEngines)
+    func theLoggerWritesALineAnEventAndNeverACredential(engine: Session.Engine) async throws {
+        let server = try await TestServers.retry()
+        let lines = Locked<[String]>([])
+        let recorder = Recorder()
+        let logger = EventLogger(includesHeaders: true) { line in lines.withLock { $0.append(line) } }
+        let session = testSession(engine: engine) { $0.eventMonitors = [logger, recorder] }
+        let name = "logger-\(UUID().uuidString.prefix(8))"
+        let url = URL(string: "http://user:hunter2@127.0.0.1:\(server.port)/status/\(name)?fail=1")!
+        _ = try await session.get(url).header("Authorization", "Bearer s3cr3t").header("Cookie", "id=c00k1e")
+            .retry(RetryPolicy(maximumAttempts: 2, initialDelay: 0)).asJSON().content
+        _ = await recorder.all()
+        // The logger shares the monitor queue with nothing that waits: one more hop for its lines.
+        await withCheckedContinuation { continuation in logger.queue.async { continuation.resume() } }
+        let text = lines.withLock { $0 }.joined(separator: "\n")
+        for secret in ["s3cr3t", "c00k1e", "hunter2"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
+        #expect(text.contains("> Authorization: <redacted>"))
+        #expect(text.contains("> GET http://user:redacted@127.0.0.1:\(server.port)/status/\(name)?fail=1 (attempt 1)"))
+        #expect(text.contains("< 503 Service Unavailable (application/json"))
+        #expect(text.contains("retrying: attempt 1 failed (unacceptableStatus, status 503, server says: busy, try later); attempt 2 in 0.00 s"))
+        #expect(text.contains("done: 200 in "))
+        #expect(text.contains(", 2 attempts"))
+    }
+}
