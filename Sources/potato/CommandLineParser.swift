@@ -119,6 +119,18 @@ enum CommandLineParser {
                     throw UsageError("--timeout \"\(text)\" is not a number of seconds")
                 }
                 options.timeout = seconds
+            case "--retry":
+                let text = try value(name, inline)
+                guard let count = Int(text), count >= 0, count <= 1000 else {
+                    throw UsageError("--retry \"\(text)\" is not a number of retries from 0 to 1000")
+                }
+                options.retries = count
+            case "--retry-delay", "--retry-max-time":
+                let text = try value(name, inline)
+                guard let seconds = TimeInterval(text), seconds >= 0, seconds.isFinite else {
+                    throw UsageError("\(name) \"\(text)\" is not a number of seconds")
+                }
+                if name == "--retry-delay" { options.retryDelay = seconds } else { options.retryMaximumTime = seconds }
             case "--engine":
                 switch try value(name, inline) {
                 case "curl": options.engine = .curl

@@ -52,6 +52,14 @@ struct GetCommand {
 
         var configuration = Session.Configuration()
         if let timeout = options.timeout { configuration.requestTimeout = timeout }
+        configuration.retryPolicy = retryPolicy
+        if options.verbose {
+            // Every attempt, header, redirect and retry, with credentials masked; server text is
+            // made safe for the terminal.
+            configuration.eventMonitors = [EventLogger(includesHeaders: true) { line in
+                Console.error(TerminalText.safe(line) + "\n")
+            }]
+        }
         let session = Session(configuration: configuration, engine: options.engine)
         var request = session.request(HTTPMethod(rawValue: options.method ?? (options.data != nil || options.dataFile != nil ? "POST" : "GET")), url)
         for header in options.headers { request = request.header(header.name, header.value) }
@@ -63,36 +71,43 @@ struct GetCommand {
         if let data = options.data { request = request.body(data, contentType: formType) }
         if let file = options.dataFile { request = request.body(fileAt: URL(fileURLWithPath: file), contentType: formType) }
 
-        let verbose = options.verbose
-        let onHead: @Sendable (ResponseHead) -> Void = { head in
-            guard verbose else { return }
-            var text = "< HTTP \(head.status) \(head.reasonPhrase)\n"
-            for field in head.headers { text += "< \(TerminalText.safe(field.name)): \(TerminalText.safe(field.value))\n" }
-            Console.error(text)
-        }
-
         switch options.output {
         case .file(let path):
-            return await download(request.onHead(onHead), to: URL(fileURLWithPath: path), interruption: interruption)
+            return await download(request, to: URL(fileURLWithPath: path), interruption: interruption)
         case .standardOutput:
             let maximum = options.maximumSize ?? .max
-            let handled = adjusted(request.onHead(onHead).handled(by: StreamWriter(fileHandle: .standardOutput, maximumBodySize: maximum)))
+            let handled = adjusted(request.handled(by: StreamWriter(fileHandle: .standardOutput, maximumBodySize: maximum)))
             return await finish(handled, interruption: interruption) { _ in }
         case .json(let keyPath):
-            let observed = request.onHead(onHead)
+            let observed = request
             let parsed = options.maximumSize.map { observed.asJSON(atKeyPath: keyPath, maximumBodySize: $0) } ?? observed.asJSON(atKeyPath: keyPath)
             let handled = adjusted(parsed)
             return await finish(handled, interruption: interruption) { json in
                 Console.output(json.serialized(pretty: true) + "\n")
             }
         case .string:
-            let observed = request.onHead(onHead)
+            let observed = request
             let handled = adjusted(options.maximumSize.map { observed.asString(maximumBodySize: $0) } ?? observed.asString())
             return await finish(handled, interruption: interruption) { text in
                 Console.output(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
             }
         }
     }
+
+    /// `--retry` (5 by default with `-o`: a download is worth finishing; none otherwise, as curl),
+    /// `--retry-delay` and `--retry-max-time`. Only transient failures are retried (see
+    /// `RetryPolicy`); a download continues from the bytes it has.
+    private var retryPolicy: RetryPolicy {
+        let isDownload: Bool
+        if case .file = options.output { isDownload = true } else { isDownload = false }
+        let retries = options.retries ?? (isDownload ? Self.defaultDownloadRetries : 0)
+        return RetryPolicy(
+            maximumAttempts: retries + 1, initialDelay: options.retryDelay ?? 1, maximumDelay: 60,
+            maximumElapsedTime: options.retryMaximumTime)
+    }
+
+    /// How many times `-o` retries without `--retry`.
+    static let defaultDownloadRetries = 5
 
     /// `--accept-status` and `--accept-type`, applied to any handler.
     private func adjusted<Handler>(_ request: Request<Handler>) -> Request<Handler> {

@@ -37,5 +37,12 @@ struct GetOptions {
     var quiet = false
     var progress = ProgressStyle.auto
     var timeout: TimeInterval?
+    /// `--retry N`: how many times to retry a transient failure; `nil` for the default (5 with
+    /// `-o`, none otherwise).
+    var retries: Int?
+    /// `--retry-delay SECONDS`: the wait before the first retry (doubling after each).
+    var retryDelay: TimeInterval?
+    /// `--retry-max-time SECONDS`: no retry starts later than this after the first request.
+    var retryMaximumTime: TimeInterval?
     var engine: Session.Engine = .automatic
 }

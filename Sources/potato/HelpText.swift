@@ -39,6 +39,17 @@ enum HelpText {
               --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
               --engine ENGINE      auto (default), curl or urlsession
 
+        Retrying (transient failures only: connection refused, lost or cut short, a timeout, an
+        unknown host, 408, 429, 500, 502, 503, 504; and only GET, HEAD, PUT, DELETE, OPTIONS):
+              --retry N            retry up to N times (default 5 with -o, where the download
+                                   continues from the bytes it has; 0 otherwise)
+              --retry-delay SECONDS
+                                   wait SECONDS before the first retry, twice as long before
+                                   each next one, at most 60 (default 1); a Retry-After from
+                                   the server replaces the wait (at most 120 s)
+              --retry-max-time SECONDS
+                                   start no retry later than SECONDS after the first request
+
         What is acceptable (anything else fails without touching FILE, and the server's message
         is printed):
               --accept-status LIST statuses and ranges, like 200-299,304 (default 200-299)
@@ -57,7 +68,9 @@ enum HelpText {
               --overwrite          replace FILE if it exists (default: refuse, exit 16)
 
         Output:
-          -v, --verbose            print the response status and headers on standard error
+          -v, --verbose            print each request and response with its headers (credentials
+                                   masked), each redirect and retry, and the time taken, on
+                                   standard error
           -q, --quiet              no progress and no summary; errors only
               --progress STYLE     auto (default: a bar on a terminal, else a line every
                                    second), bar, lines or none

@@ -16,6 +16,10 @@ extension FileWriter {
     public func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
         let callersRange = request.value(forHTTPHeaderField: "Range") != nil
         requested = callersRange ? .callersOwn : .whole
+        if carry != nil {
+            adaptCarried(&request, callersRange: callersRange)
+            return
+        }
         guard wantsPartial, !callersRange, (request.httpMethod ?? "GET").uppercased() == "GET" else {
             wantsPartial = false
             return
@@ -83,6 +87,10 @@ extension FileWriter {
 
     /// Writes on at the end of the partial file, which must still hold `offset` bytes.
     func continuePartial(at offset: Int64, complete: Bool) throws {
+        if carry != nil {
+            try continueCarried(at: offset, complete: complete)
+            return
+        }
         guard let lease else {
             throw fileError(.fileSystemError, "The partial file is not held.", path: partialFileURL.path)
         }
@@ -141,7 +149,13 @@ extension FileWriter {
                         + "the whole resource; a part is not the file.",
                     head: head)
             }
-            if wantsPartial, lease != nil { try startPartialOver(head) } else { try createTemporaryFile(in: directory) }
+            if carry != nil {
+                try startCarriedOver(head, in: directory)
+            } else if wantsPartial, lease != nil {
+                try startPartialOver(head)
+            } else {
+                try createTemporaryFile(in: directory)
+            }
             rangeLength = length
             expectedFileSize = length
         }
@@ -185,23 +199,6 @@ extension FileWriter {
                 "The file holds \(size.map(String.init) ?? "an unknown number of") bytes, not the \(expectedFileSize) "
                     + "the server announced; it was discarded.",
                 expected: expectedFileSize, actual: size, head: head)
-        }
-    }
-}
-
-extension FileWriter: ResumingHandler {
-    /// A download that is not resumable keeps its partial file while a call retries it, and the
-    /// call removes it if it finally fails.
-    func keepPartialAcrossAttempts() -> (@Sendable () -> Void)? {
-        guard !isResumable else { return nil }
-        wantsPartial = true
-        let destination = destination
-        return {
-            // Only while no other download holds it.
-            let partial = PartialDownload(destination: destination)
-            guard let lease = try? partial.acquire() else { return }
-            partial.discard()
-            lease.release()
         }
     }
 }

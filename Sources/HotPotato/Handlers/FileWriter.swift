@@ -140,6 +140,13 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     var expectedFileSize: Int64?
     /// The placed file; nothing is cleaned up after it.
     var isPlaced = false
+    /// For a download that is not resumable, retried by its call: where the bytes of the
+    /// attempts before are kept (see ``keepPartialAcrossAttempts(in:)``).
+    var carry: AttemptCarry?
+    /// The file taken from ``carry`` for this attempt, until the response decides its use.
+    var carried: AttemptCarry.File?
+    /// The URL and validator of the response being written, to hand on with the file.
+    var carriedInfo: PartialDownload.Info?
 
     var output: Output?
     var descriptor: Int32 = -1
@@ -211,6 +218,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
             try continuePartial(at: offset, complete: true)
         } else if head.status == 206 {
             try acceptPartialContent(head, in: directory)
+        } else if carry != nil, (200..<300).contains(head.status) {
+            try startCarriedOver(head, in: directory)
         } else if wantsPartial, lease != nil, (200..<300).contains(head.status) {
             try startPartialOver(head)
         } else {
@@ -252,6 +261,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     deinit {
         coalescing?.deallocate()
         if descriptor >= 0, lease?.descriptor != descriptor { _ = try? POSIXFile.close(descriptor) }
+        if let carried { AttemptCarry.close(carried) }
     }
 
     /// Checks that the whole file arrived, then places it at ``destination``; returns the
@@ -274,6 +284,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// and keeps its partial file (unless it was found untrustworthy, or holds nothing). The
     /// destination is never touched.
     open override func cleanUp() {
+        if carry != nil, handOnCarried() { return }
         let keepsPartial: Bool
         if case .partial = output { keepsPartial = !isPlaced && !discardsPartial } else { keepsPartial = false }
         if keepsPartial && descriptor >= 0 { try? flush() }

@@ -8,10 +8,10 @@ import FoundationNetworking
 ///
 /// ```
 /// [#3] > GET https://api.example.com/items (attempt 1)
-/// [#3] < 503 Service Unavailable (text/html, 190 bytes)
+/// [#3] < HTTP 503 Service Unavailable (text/html, 190 bytes)
 /// [#3] retrying: attempt 1 failed (unacceptableStatus, status 503); attempt 2 in 1.00 s
 /// [#3] > GET https://api.example.com/items (attempt 2)
-/// [#3] < 200 OK (application/json, 5120 bytes)
+/// [#3] < HTTP 200 OK (application/json, 5120 bytes)
 /// [#3] done: 200 in 1.094 s, 2 attempts
 /// ```
 ///
@@ -72,8 +72,7 @@ public struct EventLogger: EventMonitor {
             var details: [String] = []
             if let type = head.headers["Content-Type"] { details.append(type) }
             if let length = head.contentLength { details.append("\(length) bytes") }
-            var line = "\(prefix) < \(head.status)"
-            if let phrase = StatusPhrases.phrase(for: head.status) { line += " \(phrase)" }
+            var line = "\(prefix) < HTTP \(head.status) \(head.reasonPhrase)"
             if !details.isEmpty { line += " (\(details.joined(separator: ", ")))" }
             var lines = [line]
             if includesHeaders {
@@ -97,10 +96,10 @@ public struct EventLogger: EventMonitor {
         }
     }
 
-    /// The code, the status and the server's message, never the reason's whole text.
+    /// The code, a rejected status and the server's message, never the reason's whole text.
     static func summary(of error: HotPotatoError) -> String {
         var parts = ["\(error.code)"]
-        if let status = error.status { parts.append("status \(status)") }
+        if error.code.isRejection, let status = error.status { parts.append("status \(status)") }
         if let message = error.serverMessage { parts.append("server says: \(message.prefix(200))") }
         return parts.joined(separator: ", ")
     }

@@ -20,6 +20,8 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
     private let progress: ProgressReporter
     /// Whether an attempt may follow another: a ``ResumingHandler`` then keeps what it has.
     private let mayRetry: Bool
+    /// Where a download keeps the body of one attempt for the next; closed when the call ends.
+    private let carry = AttemptCarry()
     private let startTime = DispatchTime.now().uptimeNanoseconds
     private let state = Locked(State())
 
@@ -35,8 +37,6 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         var phase = Phase.between
         var cancelled = false
         var task: Task<Void, Never>?
-        /// What removes the partial body kept across attempts, when the call ends without it.
-        var discardPartial: (@Sendable () -> Void)?
         var attempts = 0
     }
 
@@ -174,18 +174,16 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         } else {
             onHead = headCallback
         }
-        let mayRetry = mayRetry
-        var discard: (@Sendable () -> Void)?
+        let carry = mayRetry ? carry : nil
         let transfer = request.makeTransfer(progress: progress, onHead: onHead, finishesProgress: false) { handler in
-            if mayRetry, let resuming = handler as? any ResumingHandler {
-                discard = resuming.keepPartialAcrossAttempts()
+            if let carry, let resuming = handler as? any ResumingHandler {
+                resuming.keepPartialAcrossAttempts(in: carry)
             }
         }
         // Under the lock: a cancel either finds the call cancelled before this, or this transfer
         // registered (and then cancels it, however far it got).
         return state.withLock { state -> Transfer<Handler>? in
             guard !state.cancelled else { return nil }
-            if state.discardPartial == nil { state.discardPartial = discard }
             state.phase = .transferring(transfer)
             monitors?.send(.attemptStarted(adapted, attempt: attempt))
             do throws(HotPotatoError) {
@@ -211,18 +209,18 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         conclude(.failure(HotPotatoError(.cancelled, reason: "The request was cancelled.")))
     }
 
-    /// Settles the call (once): removes a partial body kept across attempts if the call failed,
+    /// Settles the call (once): closes the body kept across attempts, if any (the call failed),
     /// says how many attempts there were, ends progress, and tells the monitors.
     private func conclude(_ outcome: Completion<Handler.Content>.Outcome) {
-        let (first, attempts, discard) = state.withLock { state -> (Bool, Int, (@Sendable () -> Void)?) in
-            if case .done = state.phase { return (false, state.attempts, nil) }
+        let (first, attempts) = state.withLock { state -> (Bool, Int) in
+            if case .done = state.phase { return (false, state.attempts) }
             state.phase = .done
-            return (true, state.attempts, state.discardPartial)
+            return (true, state.attempts)
         }
         guard first else { return }
+        carry.discard()
         var final = outcome
         if case .failure(var error) = outcome {
-            discard?()
             if mayRetry { error.attempts = max(1, attempts) }
             final = .failure(error)
         }

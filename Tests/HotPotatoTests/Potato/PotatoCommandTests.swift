@@ -224,6 +224,7 @@ import Glibc
         // to fire, its close would end the download as cut short (another exit status).
         let outcome = try await PotatoProcess.run([
             "get", server.url("/stall?declared=1000&sent=10&seconds=30").absoluteString, "--timeout", "1", "-o", scratch.file("s").path,
+            "--retry", "2", "--retry-delay", "0",
         ])
         #expect(outcome.status == 6)
         #expect(outcome.error.contains("timed out"))
@@ -234,7 +235,9 @@ import Glibc
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let outcome = try await PotatoProcess.run(["get", server.url("/reset").absoluteString, "-o", scratch.file("r").path])
+        // -o retries by default: after the last attempt, the exit status is its failure's, and
+        // nothing is left.
+        let outcome = try await PotatoProcess.run(["get", server.url("/reset").absoluteString, "-o", scratch.file("r").path, "--retry-delay", "0"])
         #expect(outcome.status == 8)
         #expect(outcome.error.contains("connection lost"))
         #expect(try scratch.entries().isEmpty)
@@ -253,11 +256,11 @@ import Glibc
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let url = server.url("/short?declared=5000&sent=3000").absoluteString
-        let plain = try await PotatoProcess.run(["get", url, "-o", scratch.file("short.bin").path])
+        let plain = try await PotatoProcess.run(["get", url, "-o", scratch.file("short.bin").path, "--retry-delay", "0"])
         #expect(plain.status == 12)
         #expect(plain.error.contains("truncated body"))
         #expect(try scratch.entries().isEmpty)
-        let kept = try await PotatoProcess.run(["get", url, "-o", scratch.file("short.bin").path, "--continue"])
+        let kept = try await PotatoProcess.run(["get", url, "-o", scratch.file("short.bin").path, "--continue", "--retry-delay", "0"])
         #expect(kept.status == 12)
         #expect(kept.error.contains("--continue"), "says how to resume: \(kept.error)")
         #expect(fileSize(FileWriter.partialFileURL(for: scratch.file("short.bin"))) == 3000)
