@@ -28,10 +28,12 @@ import Testing
         let url = server.url("/download/\(name)?size=\(size)&drops=\(drops.map(String.init).joined(separator: ","))")
         let destination = scratch.file("file.bin")
         let seen = Locked<[Int64]>([])
+        let beside = Locked<[[String]]>([])
         let response = try await testSession(engine: engine).get(url)
             .downloadToFile(at: destination)
             .retry(Self.quick(6))
             .onProgress { progress in seen.withLock { $0.append(progress.bytesReceived) } }
+            .onHead { _ in beside.withLock { $0.append((try? scratch.entries()) ?? ["?"]) } }
             .response()
         #expect(response.content == destination)
         let data = try Data(contentsOf: destination)
@@ -51,6 +53,9 @@ import Testing
         #expect(updates.last == Int64(size))
         #expect(!FileManager.default.fileExists(atPath: FileWriter.partialFileURL(for: destination).path))
         #expect(try scratch.entries() == ["file.bin"], "no partial file or record is left")
+        // Between attempts the bytes live in an anonymous file: nothing beside the destination
+        // that a killed process would leave.
+        #expect(beside.withLock { $0 } == Array(repeating: [], count: 5))
     }
 
     @Test(arguments: allEngines)
