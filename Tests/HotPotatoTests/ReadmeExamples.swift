@@ -113,3 +113,25 @@ private func readmeJSONAndResuming(session: Session, url: URL, decoder: JSONDeco
     let file = try await session.get(url).downloadToFile(at: destination, resumable: true).content
     print(json, users, file, FileWriter.partialFileURL(for: destination))
 }
+
+/// README, "Retries, credentials, a view into every request, redirects and proxies" (the proxy
+/// line is in `readmeProxy`); RetryingRequests.md, InterceptorsAndAuthentication.md and
+/// MakingRequests.md.
+private func readmeResilience(url: URL, token: BearerCredential, refresh: @escaping @Sendable (BearerCredential?) async throws -> BearerCredential) async throws {
+    var configuration = Session.Configuration()
+    configuration.retryPolicy = RetryPolicy(maximumAttempts: 5)
+    configuration.interceptors = [BearerAuthenticator(credential: token) { try await refresh($0) }]
+    configuration.eventMonitors = [EventLogger()]
+    let session = Session(configuration: configuration)
+    let page = try await session.get(url).redirects(.doNotFollow).retry(.never).asData().response()
+    let sameHostOnly = RedirectBehavior.custom { hop in
+        hop.request.url?.host == hop.response.url?.host ? .follow : .doNotFollow
+    }
+    let followed = try await session.get(url).redirects(sameHostOnly).response()
+    do {
+        _ = try await session.get(url).retry(RetryPolicy()).asJSON().content
+    } catch {
+        print(error.attempts ?? 1, error.status ?? 0, error.serverMessage ?? "")
+    }
+    print(page.status, followed.status)
+}

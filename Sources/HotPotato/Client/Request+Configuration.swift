@@ -106,7 +106,8 @@ extension Request {
     /// Calls `callback` with the head of the response — its status and headers — as soon as it
     /// arrives, before the handler sees it: for every response, accepted or not.
     ///
-    /// On a redirect, only the final response's head is reported. Without a `queue`, the callback
+    /// On a redirect, only the final response's head is reported; a retried call reports each
+    /// attempt's. Without a `queue`, the callback
     /// runs on the transfer's own thread, before the handler's ``ContentHandler/prepare(for:)``
     /// and before the call completes; the transfer waits for it, so keep it short. Each call adds
     /// a callback: they run in the order they were added.
