@@ -18,6 +18,10 @@ extension Request {
     /// - A body from a file is `--data-binary @PATH` (curl reads it); a body of bytes that are not
     ///   UTF-8 text, or that contain a NUL, is written as `--data-binary @-` with a note of its
     ///   size, since a shell argument cannot carry it.
+    /// - The session's proxy for the URL (see ``Session/Configuration/proxy``) is `--proxy`, its
+    ///   credentials redacted unless `revealingSecrets` is set, with the `--noproxy` list when
+    ///   there is one. Without one the line has no proxy option, and curl, unlike HotPotato, then
+    ///   honours `http_proxy` and the like from the environment.
     /// - What the handler adds when the request runs (a resumable download's `Range`) is not
     ///   part of the line; nor is the engine's timeout.
     /// - A request that cannot be made (an invalid URL, a body that failed to encode) gives a
@@ -65,6 +69,18 @@ extension Request {
         }
         if configuration.maximumRedirects > 0 {
             arguments += ["-L", "--max-redirs", String(configuration.maximumRedirects)]
+        }
+        if let url = request.url {
+            do {
+                if let proxy = try configuration.proxy.selectedProxy(for: url) {
+                    arguments += ["--proxy", Self.shellQuoted(proxy.text(revealingSecrets: revealingSecrets))]
+                    if !configuration.proxy.noProxy.isEmpty {
+                        arguments += ["--noproxy", Self.shellQuoted(configuration.proxy.noProxy.joined(separator: ","))]
+                    }
+                }
+            } catch {
+                return "# \(error.reason)"
+            }
         }
         arguments.append(Self.shellQuoted(request.url?.absoluteString ?? spec.urlText))
         // Last, so that the comment stays a comment.

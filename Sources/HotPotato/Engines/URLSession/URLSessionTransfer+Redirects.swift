@@ -54,6 +54,13 @@ extension URLSessionTransfer {
                 return error
             }
             guard let next else { return nil }
+            do throws(HotPotatoError) {
+                try proxyRule.check(next.request.url)
+            } catch {
+                var failure = error
+                failure.head = head
+                return failure
+            }
             let bodyFile = next.keepsBody ? state.bodyFile : nil
             guard let task = nextTask(self, declined.taskIdentifier, next.request, bodyFile) else {
                 return HotPotatoError(

@@ -53,6 +53,8 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     let sink: any TransferSink
     let redirectPolicy: RedirectPolicy
+    /// Checks that each redirect may go the way the configured proxy says.
+    let proxyRule: URLSessionProxyRule
     /// Every cancel of this transfer's tasks goes through it.
     let canceller: URLSessionTaskCanceller
     let highWaterMark: Int
@@ -103,13 +105,14 @@ final class URLSessionTransfer: @unchecked Sendable {
     ///   - release: Called with the identifier of the current task once the transfer's ending has
     ///     been delivered, so the engine can forget it.
     init(
-        request: URLRequest, bodyFile: URL?, sink: any TransferSink, redirectPolicy: RedirectPolicy,
+        request: URLRequest, bodyFile: URL?, sink: any TransferSink, redirectPolicy: RedirectPolicy, proxyRule: URLSessionProxyRule,
         canceller: URLSessionTaskCanceller, highWaterMark: Int, backlog: @escaping @Sendable () -> Int, nextTask: @escaping NextTask,
         release: @escaping @Sendable (Int) -> Void
     ) {
         state = Locked(State(request: request, bodyFile: bodyFile))
         self.sink = sink
         self.redirectPolicy = redirectPolicy
+        self.proxyRule = proxyRule
         self.canceller = canceller
         self.highWaterMark = highWaterMark
         self.backlog = backlog
