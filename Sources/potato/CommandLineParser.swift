@@ -119,6 +119,11 @@ enum CommandLineParser {
                     throw UsageError("--timeout \"\(text)\" is not a number of seconds")
                 }
                 options.timeout = seconds
+            case "-x", "--proxy":
+                let text = try value(name, inline)
+                _ = try GetOptions.proxyURL(text)
+                options.proxy = text
+            case "--noproxy": options.noProxy = try value(name, inline)
             case "--engine":
                 switch try value(name, inline) {
                 case "curl": options.engine = .curl

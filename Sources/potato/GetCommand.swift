@@ -52,6 +52,7 @@ struct GetCommand {
 
         var configuration = Session.Configuration()
         if let timeout = options.timeout { configuration.requestTimeout = timeout }
+        configuration.proxy = options.proxyConfiguration()
         let session = Session(configuration: configuration, engine: options.engine)
         var request = session.request(HTTPMethod(rawValue: options.method ?? (options.data != nil || options.dataFile != nil ? "POST" : "GET")), url)
         for header in options.headers { request = request.header(header.name, header.value) }

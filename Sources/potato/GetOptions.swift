@@ -38,4 +38,9 @@ struct GetOptions {
     var progress = ProgressStyle.auto
     var timeout: TimeInterval?
     var engine: Session.Engine = .automatic
+    /// `-x, --proxy URL`, checked by the parser (empty: no proxy at all); without it, the
+    /// environment's, as curl (see `proxyConfiguration`).
+    var proxy: String?
+    /// `--noproxy LIST`: hosts reached directly, in place of the environment's `no_proxy`.
+    var noProxy: String?
 }
