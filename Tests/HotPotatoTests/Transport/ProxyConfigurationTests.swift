@@ -148,6 +148,12 @@ import Testing
         #expect(line.contains("--proxy 'http://<redacted>@proxy.example:3128' --noproxy localhost,.internal"), "\(line)")
         #expect(!line.contains("secret"))
         #expect(session.get("http://example.com/a").cURLDescription(revealingSecrets: true).contains("--proxy http://me:secret@proxy.example:3128"))
+        let bare = Session(configuration: {
+            var configuration = Session.Configuration()
+            configuration.proxy = ProxyConfiguration(proxy: URL(string: "http://proxy.example:3128")!)
+            return configuration
+        }())
+        #expect(bare.get("https://example.com/a").cURLDescription().contains("--proxy http://proxy.example:3128 --noproxy ''"))
         #expect(!session.get("https://example.com/a").cURLDescription().contains("--proxy"), "no proxy for https")
         #expect(!session.get("http://localhost/a").cURLDescription().contains("--proxy"), "exempted")
     }

@@ -199,6 +199,34 @@ import Testing
         #expect(error?.reason.contains("<redacted>") == true)
     }
 
+    /// The command line of `cURLDescription(revealingSecrets: true)`, run with the real curl,
+    /// goes through the same proxy with the same credentials.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs the curl tool"))
+    func theCURLDescriptionGoesThroughTheSameProxy() async throws {
+        let nginx = try await TestServers.nginx()
+        let proxy = try ForwardingProxy(requiring: (Self.user, Self.password))
+        defer { proxy.stop() }
+        let session = testSession(engine: .automatic) {
+            $0.proxy = ProxyConfiguration(proxy: proxy.url(user: Self.user, password: Self.password))
+        }
+        let request = session.get(nginx.url("/echo/credentials"))
+        #expect(!request.cURLDescription().contains("s:w"), "redacted by default")
+        let line = request.cURLDescription(revealingSecrets: true)
+        let output = try await offThePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", line + " -s -S"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(echoed(output)["proxy-authorization"] == "", "\(line): \(output)")
+        #expect(proxy.records.map(\.proxyAuthorization) == [Self.expectedAuthorization], "\(line)")
+    }
+
     /// A `302` from the fault server, named `host`, to `target`.
     private func redirect(_ fault: FaultServer, to target: URL, host: String = "127.0.0.1") -> URL {
         var components = URLComponents(url: fault.url("/raw"), resolvingAgainstBaseURL: false)!
