@@ -51,8 +51,10 @@ extension ProxyConfiguration {
                 reason: "The proxy \(ProxyCredentials.redacting(proxy.absoluteString)) is not an http:// or https:// URL with a host.")
         }
         let port = components.port.map { ":\($0)" } ?? ""
+        // An IPv6 address keeps (or gets) its brackets, lest its colons read as a port.
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return SelectedProxy(
-            address: "\(scheme)://\(host)\(port)",
+            address: "\(scheme)://\(bracketed)\(port)",
             user: components.percentEncodedUser.map { $0.removingPercentEncoding ?? $0 },
             password: components.percentEncodedPassword.map { $0.removingPercentEncoding ?? $0 })
     }

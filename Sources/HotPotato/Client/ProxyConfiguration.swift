@@ -66,19 +66,20 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// - Either, when its own variable is not set: `all_proxy`, else `ALL_PROXY`.
     /// - Hosts reached directly: `no_proxy`, else `NO_PROXY`, split at commas and whitespace.
     ///
-    /// A lower-case variable wins over its upper-case form. A variable that is set, even to an
-    /// empty value, hides the ones after it (an empty `http_proxy` means no proxy, not
-    /// `all_proxy`), as in curl. A value without a scheme (`proxy.example:3128`) is taken as
-    /// `http://`. A value that is not a URL makes each request that would use it fail with
+    /// A lower-case variable wins over its upper-case form. A variable set to an empty value (or
+    /// to whitespace) counts as not set, as in curl: an empty `https_proxy` lets `HTTPS_PROXY`,
+    /// then `all_proxy`, name the proxy. A value without a scheme (`proxy.example:3128`) is taken
+    /// as `http://`. A value that is not a URL makes each request that would use it fail with
     /// ``HotPotatoError/Code/invalidRequest``.
     ///
     /// - Parameter environment: The variables to read; by default the process's environment,
     ///   read once, when this is called.
     public static func environment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxyConfiguration {
-        /// The first of the variables that is set, and its value.
+        /// The first of the variables that is set to something, and its value.
         func first(_ names: String...) -> (String, String)? {
             for name in names {
-                if let value = environment[name] { return (name, value.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                let value = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                if !value.isEmpty { return (name, value) }
             }
             return nil
         }
@@ -119,10 +120,9 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// have used it.
     private(set) var unusableSettings: [String: String] = [:]
 
-    /// `value` as a proxy URL (`http://` added when it has no scheme); `nil` for an empty value,
-    /// and also, noting it for `scheme`, for one that is not a URL.
+    /// `value` as a proxy URL (`http://` added when it has no scheme); `nil`, noting it for
+    /// `scheme`, when it is not a URL.
     private mutating func parseProxy(_ value: String, scheme: String, variable: String) -> URL? {
-        if value.isEmpty { return nil }
         let text = value.contains("://") ? value : "http://" + value
         guard let url = URL(string: text), url.host?.isEmpty == false else {
             unusableSettings[scheme] = "\(variable)=\(ProxyCredentials.redacting(value))"

@@ -8,8 +8,9 @@ import Testing
 /// `--noproxy` override them; a library session left at `ProxyConfiguration.none`
 /// (`hotpotato-probe`) ignores them.
 ///
-/// Every child gets every proxy variable, empty unless a test sets it, so that the environment
-/// the tests run in cannot change the outcome.
+/// Every child gets every proxy variable, empty (which curl, FoundationNetworking's libcurl and
+/// `ProxyConfiguration.environment` all take as not set) unless a test sets it, so that the
+/// environment the tests run in cannot change the outcome.
 @Suite(.needsNginx) struct PotatoProxyTests {
     static let user = "potato"
     static let password = "s3cret:@"
@@ -60,6 +61,24 @@ import Testing
         #expect(outcome.text.contains("proxy-authorization=\n"), "the origin got no proxy credentials: \(outcome.text)")
         #expect(proxy.records == [ForwardingProxy.Record(
             requestLine: "GET \(target.absoluteString) HTTP/1.1",
+            proxyAuthorization: "Basic " + Data("\(Self.user):\(Self.password)".utf8).base64EncodedString())])
+    }
+
+    /// `https_proxy`: a `CONNECT` tunnel with the credentials, on both engines. Neither trusts
+    /// the test CA here (potato has no option for one, and FoundationNetworking uses the
+    /// system's), so the TLS handshake through the tunnel fails: what matters is the tunnel.
+    @Test(arguments: PotatoProxyTests.engines)
+    func httpsGoesThroughTheEnvironmentsProxyInATunnel(engine: String) async throws {
+        let nginx = try await TestServers.nginx()
+        let tls = try #require(nginx.tls, "nginx has no TLS server: is openssl installed?")
+        let proxy = try ForwardingProxy(requiring: (Self.user, Self.password))
+        defer { proxy.stop() }
+        let outcome = try await potato(
+            ["get", "https://127.0.0.1:\(tls.port)/small.json", "--engine", engine, "-q"],
+            environment: ["HTTPS_PROXY": proxy.url(user: Self.user, password: Self.password).absoluteString])
+        #expect(outcome.status == 7, "a TLS failure: \(outcome.error)")
+        #expect(proxy.records == [ForwardingProxy.Record(
+            requestLine: "CONNECT 127.0.0.1:\(tls.port) HTTP/1.1",
             proxyAuthorization: "Basic " + Data("\(Self.user):\(Self.password)".utf8).base64EncodedString())])
     }
 

@@ -43,11 +43,15 @@ import Testing
         #expect(upper.httpsProxy == URL(string: "http://ALL:2"))
     }
 
-    @Test func anEmptyVariableMeansNoProxyAndHidesTheFallback() {
-        let configuration = ProxyConfiguration.environment(["http_proxy": " ", "HTTPS_PROXY": "", "all_proxy": "http://all:1"])
-        #expect(configuration.httpProxy == nil)
-        #expect(configuration.httpsProxy == nil)
-        #expect(ProxyConfiguration.environment(["no_proxy": "", "NO_PROXY": "*"]).noProxy == [], "an empty no_proxy hides NO_PROXY")
+    /// As curl's `curl_getenv`, which returns nothing for an empty variable.
+    @Test func anEmptyVariableCountsAsNotSet() {
+        let configuration = ProxyConfiguration.environment([
+            "http_proxy": " ", "https_proxy": "", "HTTPS_PROXY": "http://upper:2", "all_proxy": "", "ALL_PROXY": "http://ALL:1",
+        ])
+        #expect(configuration.httpProxy == URL(string: "http://ALL:1"))
+        #expect(configuration.httpsProxy == URL(string: "http://upper:2"))
+        #expect(ProxyConfiguration.environment(["no_proxy": "", "NO_PROXY": "*"]).noProxy == ["*"])
+        #expect(ProxyConfiguration.environment(["http_proxy": "", "HTTPS_PROXY": " "]) == .none)
     }
 
     @Test func aValueWithoutSchemeIsHTTP() {
@@ -129,6 +133,8 @@ import Testing
         let bare = try #require(try ProxyConfiguration(proxy: URL(string: "HTTP://Proxy")!).selectedProxy(for: URL(string: "http://a/")!))
         #expect(bare.address == "http://Proxy")
         #expect(bare.user == nil && bare.password == nil)
+        let v6 = try #require(try ProxyConfiguration(proxy: URL(string: "http://[::1]:3128")!).selectedProxy(for: URL(string: "http://a/")!))
+        #expect(v6.address == "http://[::1]:3128")
     }
 
     @Test(arguments: ["socks5://proxy:1080", "ftp://proxy", "http:///nohost"])

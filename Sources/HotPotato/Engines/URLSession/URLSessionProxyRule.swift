@@ -24,6 +24,28 @@ import FoundationNetworking
 ///   exempts, or a proxy with credentials, fails.
 struct URLSessionProxyRule: Sendable {
     let configured: ProxyConfiguration
+    #if canImport(FoundationNetworking)
+    /// The proxy variables of the environment FoundationNetworking's libcurl reads: the
+    /// process's, read at each call (a test gives others).
+    let environment: @Sendable () -> [String: String]
+
+    init(configured: ProxyConfiguration, environment: @escaping @Sendable () -> [String: String] = Self.processProxyVariables) {
+        self.configured = configured
+        self.environment = environment
+    }
+
+    /// Whether URLSession sends a request to `url` through a `CONNECT` tunnel: an `https` URL
+    /// with a proxy in the environment. FoundationNetworking then reports the proxy's answer to
+    /// the `CONNECT` as a response of its own, before the real one (see
+    /// ``URLSessionTransfer/holdsBack(_:)``).
+    func tunnels(_ url: URL?) -> Bool {
+        guard let url, url.scheme?.lowercased() == "https" else { return false }
+        return (try? ProxyConfiguration.environment(environment()).selectedProxy(for: url)) != nil
+    }
+    #else
+    /// Whether URLSession reports a `CONNECT` answer as a response: not on Apple platforms.
+    func tunnels(_ url: URL?) -> Bool { false }
+    #endif
 
     /// Throws ``HotPotatoError/Code/invalidRequest`` when a request to `url` would not go the
     /// way the configuration says.
@@ -31,7 +53,7 @@ struct URLSessionProxyRule: Sendable {
         guard let url else { return }
         let wanted = try configured.selectedProxy(for: url)
         #if canImport(FoundationNetworking)
-        let actual = try? ProxyConfiguration.environment(Self.processProxyVariables()).selectedProxy(for: url)
+        let actual = try? ProxyConfiguration.environment(environment()).selectedProxy(for: url)
         guard wanted != actual else { return }
         if let wanted {
             let environment = actual.map { "it would use \($0.text(revealingSecrets: false))" } ?? "it names none for this URL"

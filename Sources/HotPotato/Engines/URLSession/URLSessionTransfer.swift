@@ -96,6 +96,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         var consumerWaiting = false
         /// Made at the first spill; kept for any later one.
         var spilling: Spilling?
+        /// A 2xx response of a tunnelled request not handed over yet: perhaps the proxy's answer
+        /// to the `CONNECT` (see ``holdsBack(_:)``).
+        var heldResponse: URLResponse?
     }
 
     let state: Locked<State>
@@ -137,6 +140,11 @@ final class URLSessionTransfer: @unchecked Sendable {
     // MARK: - Delegate queue
 
     func didReceive(_ response: URLResponse) {
+        if holdsBack(response) { return }
+        deliverHead(of: response)
+    }
+
+    func deliverHead(of response: URLResponse) {
         let head = state.withLock { state in
             let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
             state.hasHead = true
@@ -148,6 +156,7 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     func didReceive(_ data: Data) {
         if sink.isFinished { return }
+        if let held = takeHeldResponse() { deliverHead(of: held) }
         // Checking the mode and appending to the spill file happen under one lock, so the consumer
         // cannot hand back to direct delivery between the two. The same lock counts the chunks
         // delivered directly towards the next sample of the backlog.
@@ -187,9 +196,11 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     func didComplete(_ error: (any Error)?) {
         let ending: Ending
+        let held = takeHeldResponse()
         if let error {
             ending = self.ending(for: error)
         } else {
+            if let held { deliverHead(of: held) }
             deliverUnreportedHead()
             ending = .success
         }
