@@ -95,6 +95,17 @@ import Testing
         #expect(sink.failure?.code == .tlsFailure, "\(sink.failure.map { "\($0)" } ?? "no failure")")
     }
 
+    /// `.environment()` exempts a `host:port` entry, or a `*` among others; libcurl 7.88 does
+    /// neither, so its request would go through the proxy: refused.
+    @Test(arguments: ["origin.example:443", "other.example,*"])
+    func entriesLibcurlDoesNotUnderstandAreNotTakenForAnExemption(noProxy: String) {
+        let variables = ["https_proxy": "http://proxy.example:3128", "no_proxy": noProxy]
+        let rule = URLSessionProxyRule(configured: .environment(variables), environment: { variables })
+        #expect(throws: HotPotatoError.self) { try rule.check(origin) }
+        let whole = ["https_proxy": "http://proxy.example:3128", "no_proxy": "*"]
+        #expect(throws: Never.self) { try URLSessionProxyRule(configured: .environment(whole), environment: { whole }).check(origin) }
+    }
+
     @Test func withoutATunnelTheResponseIsHandedOverAtOnce() {
         for variables in [[:], ["https_proxy": "http://proxy.example:3128", "no_proxy": "origin.example"], ["http_proxy": "http://p:1"]] {
             let sink = RecordingSink()

@@ -40,7 +40,17 @@ struct URLSessionProxyRule: Sendable {
     /// ``URLSessionTransfer/holdsBack(_:)``).
     func tunnels(_ url: URL?) -> Bool {
         guard let url, url.scheme?.lowercased() == "https" else { return false }
-        return (try? ProxyConfiguration.environment(environment()).selectedProxy(for: url)) != nil
+        return (try? libcurlConfiguration().selectedProxy(for: url)) != nil
+    }
+
+    /// The environment's proxies as FoundationNetworking's libcurl applies them: its `no_proxy`
+    /// knows no `host:port` entries (they never match), and `*` only as the whole list.
+    func libcurlConfiguration() -> ProxyConfiguration {
+        var configuration = ProxyConfiguration.environment(environment())
+        if configuration.noProxy != ["*"] {
+            configuration.noProxy.removeAll { $0 == "*" || NoProxyEntry($0)?.port != nil }
+        }
+        return configuration
     }
     #else
     /// Whether URLSession reports a `CONNECT` answer as a response: not on Apple platforms.
@@ -53,7 +63,7 @@ struct URLSessionProxyRule: Sendable {
         guard let url else { return }
         let wanted = try configured.selectedProxy(for: url)
         #if canImport(FoundationNetworking)
-        let actual = try? ProxyConfiguration.environment(environment()).selectedProxy(for: url)
+        let actual = try? libcurlConfiguration().selectedProxy(for: url)
         guard wanted != actual else { return }
         if let wanted {
             let environment = actual.map { "it would use \($0.text(revealingSecrets: false))" } ?? "it names none for this URL"
