@@ -41,6 +41,8 @@ extension CurlTransfer {
     /// sees the status, and a rejected call fails with ``HotPotatoError/Code/unacceptableStatus``
     /// and that status. The `CONNECT` response's headers and body are not kept.
     func refusedTunnelHead(_ handle: UnsafeMutableRawPointer) -> ResponseHead? {
+        // Only a request that had a tunnel to open (libcurl clears the code at each perform).
+        guard let url = request.url, url.scheme?.lowercased() == "https", configuration.proxy.proxy(for: url) != nil else { return nil }
         var status = 0
         guard hp_curl_getinfo_long(handle, Int32(HP_CURLINFO_HTTP_CONNECTCODE), &status) == 0,
               status >= 100, !(200..<300).contains(status) else { return nil }

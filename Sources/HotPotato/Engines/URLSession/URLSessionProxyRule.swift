@@ -65,17 +65,18 @@ struct URLSessionProxyRule: Sendable {
         #if canImport(FoundationNetworking)
         let actual = try? libcurlConfiguration().selectedProxy(for: url)
         guard wanted != actual else { return }
+        let target = ProxyCredentials.redacting(url.absoluteString)
         if let wanted {
             let environment = actual.map { "it would use \($0.text(revealingSecrets: false))" } ?? "it names none for this URL"
             throw HotPotatoError(.invalidRequest, reason: """
-                The URLSession engine on Linux cannot send \(url.absoluteString) through the proxy \
+                The URLSession engine on Linux cannot send \(target) through the proxy \
                 \(wanted.text(revealingSecrets: false)): FoundationNetworking ignores connectionProxyDictionary, \
                 and its libcurl takes a proxy only from the process environment (\(environment)). Use the curl \
                 engine, or set the proxy in the environment and ProxyConfiguration.environment().
                 """)
         }
         throw HotPotatoError(.invalidRequest, reason: """
-            The URLSession engine on Linux cannot send \(url.absoluteString) directly: FoundationNetworking's \
+            The URLSession engine on Linux cannot send \(target) directly: FoundationNetworking's \
             libcurl would send it through the proxy \(actual?.text(revealingSecrets: false) ?? "") that the process \
             environment names (http_proxy, https_proxy, all_proxy), and cannot be told otherwise. Use the curl \
             engine, exempt the host in no_proxy, or accept the environment's proxy with \
