@@ -185,6 +185,20 @@ import Testing
         #expect(proxy.records.isEmpty)
     }
 
+    /// Nothing listens at the proxy's port: the connection is refused, and the error does not
+    /// show the credentials.
+    @Test(arguments: ProxyTests.curlOnly)
+    func anUnreachableProxyIsARefusedConnection(engine: Session.Engine) async throws {
+        let nginx = try await TestServers.nginx()
+        let port = try freeLoopbackPort()
+        let session = testSession(engine: engine) {
+            $0.proxy = ProxyConfiguration(proxy: URL(string: "http://user:secret@127.0.0.1:\(port)")!)
+        }
+        let error = await expectFailure { try await session.get(nginx.url("/small.json")).asData().content }
+        #expect(error?.code == .connectionRefused, "\(error.map { "\($0)" } ?? "no error")")
+        #expect(error.map { "\($0)" }?.contains("secret") == false)
+    }
+
     /// A proxy URL that is not http or https fails the request before anything is sent, and the
     /// message does not show the credentials.
     @Test(arguments: allEngines)
