@@ -131,6 +131,11 @@ enum CommandLineParser {
                     throw UsageError("\(name) \"\(text)\" is not a number of seconds")
                 }
                 if name == "--retry-delay" { options.retryDelay = seconds } else { options.retryMaximumTime = seconds }
+            case "-x", "--proxy":
+                let text = try value(name, inline)
+                _ = try GetOptions.proxyURL(text)
+                options.proxy = text
+            case "--noproxy": options.noProxy = try value(name, inline)
             case "--engine":
                 switch try value(name, inline) {
                 case "curl": options.engine = .curl

@@ -52,6 +52,7 @@ struct GetCommand {
 
         var configuration = Session.Configuration()
         if let timeout = options.timeout { configuration.requestTimeout = timeout }
+        configuration.proxy = options.proxyConfiguration()
         configuration.retryPolicy = retryPolicy
         if options.verbose {
             // Every attempt, header, redirect and retry, with credentials masked; server text is

@@ -45,4 +45,9 @@ struct GetOptions {
     /// `--retry-max-time SECONDS`: no retry starts later than this after the first request.
     var retryMaximumTime: TimeInterval?
     var engine: Session.Engine = .automatic
+    /// `-x, --proxy URL`, checked by the parser (empty: no proxy at all); without it, the
+    /// environment's, as curl (see `proxyConfiguration`).
+    var proxy: String?
+    /// `--noproxy LIST`: hosts reached directly, in place of the environment's `no_proxy`.
+    var noProxy: String?
 }

@@ -38,6 +38,12 @@ enum HelpText {
               --data-file FILE     send FILE as the body, streamed from disk
               --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
               --engine ENGINE      auto (default), curl or urlsession
+          -x, --proxy URL          send requests through the proxy URL
+                                   (http://[user:password@]host:port; '' for none); without it,
+                                   http_proxy, https_proxy and all_proxy are honoured, as curl
+                                   does (never HTTP_PROXY)
+              --noproxy LIST       hosts to reach directly, like localhost,.example.com
+                                   (in place of no_proxy)
 
         Retrying (transient failures only: connection refused, lost or cut short, a timeout, an
         unknown host, 408, 429, 500, 502, 503, 504; and only GET, HEAD, PUT, DELETE, OPTIONS):

@@ -18,6 +18,12 @@ extension Request {
     /// - A body from a file is `--data-binary @PATH` (curl reads it); a body of bytes that are not
     ///   UTF-8 text, or that contain a NUL, is written as `--data-binary @-` with a note of its
     ///   size, since a shell argument cannot carry it.
+    /// - The session's proxy for the URL (see ``Session/Configuration/proxy``) is `--proxy`, its
+    ///   credentials redacted unless `revealingSecrets` is set, and `--noproxy` with the list
+    ///   (empty or not, so that curl does not take the environment's `no_proxy`). Without one the
+    ///   line has no proxy option, and curl, unlike HotPotato, then honours `http_proxy` and the
+    ///   like from the environment. curl's `--proxy` serves both schemes: a redirect from `http`
+    ///   to `https` (or back) with two different proxies is not described.
     /// - What the handler adds when the request runs (a resumable download's `Range`) is not
     ///   part of the line; nor is the engine's timeout.
     /// - A request that cannot be made (an invalid URL, a body that failed to encode) gives a
@@ -67,6 +73,20 @@ extension Request {
         if redirects.maximumRedirects > 0 {
             // A custom behaviour's closure has no curl equivalent: its limit is what curl gets.
             arguments += ["-L", "--max-redirs", String(redirects.maximumRedirects)]
+        }
+        if let url = request.url {
+            do {
+                if let proxy = try configuration.proxy.selectedProxy(for: url) {
+                    // `--noproxy` even when empty: curl would otherwise exempt the hosts of the
+                    // environment's `no_proxy` from `--proxy`.
+                    arguments += [
+                        "--proxy", Self.shellQuoted(proxy.text(revealingSecrets: revealingSecrets)),
+                        "--noproxy", Self.shellQuoted(configuration.proxy.noProxy.joined(separator: ",")),
+                    ]
+                }
+            } catch {
+                return "# \(error.reason)"
+            }
         }
         arguments.append(Self.shellQuoted(request.url?.absoluteString ?? spec.urlText))
         // Last, so that the comment stays a comment.

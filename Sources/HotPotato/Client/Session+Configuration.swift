@@ -77,6 +77,21 @@ extension Session {
         /// the URLSession engine uses the system's trust store (on Linux, FoundationNetworking
         /// offers no way to change it). Certificates are always verified. Default `nil`.
         public var certificateAuthorities: URL?
+        /// The proxies requests go through (see ``ProxyConfiguration``). Default ``ProxyConfiguration/none``:
+        /// direct connections, whatever `http_proxy` and the like say — set
+        /// ``ProxyConfiguration/environment(_:)`` to honour them as curl does. The curl engine
+        /// picks the proxy again for each redirect. The URLSession engine on Linux cannot be given
+        /// a proxy (FoundationNetworking ignores `connectionProxyDictionary`, and its libcurl reads
+        /// the process environment itself): there, once this is set, a request whose proxy would
+        /// differ from the environment's fails with ``HotPotatoError/Code/invalidRequest``; left
+        /// at its default, requests go the way the environment says, as they always have with
+        /// FoundationNetworking (see <doc:UsingAProxy>).
+        public var proxy: ProxyConfiguration {
+            get { proxyStorage ?? .none }
+            set { proxyStorage = newValue }
+        }
+        /// ``proxy`` as set, or `nil` while it was never set.
+        var proxyStorage: ProxyConfiguration?
         /// The most transfers the curl engine runs at once, each on a thread of its own; more wait
         /// in line. Default 32.
         public var maximumConcurrentTransfers = 32

@@ -16,7 +16,8 @@ final class NginxServer: Sendable {
 
     struct TLS: Sendable {
         /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost. Its
-        /// `/downgrade` redirects (302) to the plain-HTTP `/echo/credentials`.
+        /// `/downgrade` redirects (302) to the plain-HTTP `/echo/credentials`; its own
+        /// `/echo/credentials` answers with the method and `Proxy-Authorization` only.
         let port: UInt16
         /// HTTPS on this port presents a certificate for `wrong.example` only.
         let wrongNamePort: UInt16
@@ -57,6 +58,10 @@ final class NginxServer: Sendable {
                     ssl_certificate_key \(tls.serverKey.path);
                     root \(root.path);
                     location = /downgrade { return 302 http://127.0.0.1:\(port)/echo/credentials; }
+                    location = /echo/credentials {
+                        default_type text/plain;
+                        return 200 "method=$request_method\\nproxy-authorization=$http_proxy_authorization\\n";
+                    }
                 }
                 server {
                     listen 127.0.0.1:\(wrong) ssl;

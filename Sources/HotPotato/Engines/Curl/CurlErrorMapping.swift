@@ -23,6 +23,8 @@ enum CurlErrorMapping {
             return error(.connectionRefused, "The server refused the connection")
         case Int32(HP_CURLE_COULDNT_RESOLVE_HOST):
             return error(.hostNotFound, "The host name could not be resolved")
+        case Int32(HP_CURLE_COULDNT_RESOLVE_PROXY):
+            return error(.hostNotFound, "The proxy's host name could not be resolved")
         case Int32(HP_CURLE_OPERATION_TIMEDOUT):
             return error(.timedOut, "The request timed out")
         case Int32(HP_CURLE_RECV_ERROR), Int32(HP_CURLE_SEND_ERROR), Int32(HP_CURLE_GOT_NOTHING):

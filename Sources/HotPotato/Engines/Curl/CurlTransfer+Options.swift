@@ -13,9 +13,10 @@ extension CurlTransfer {
     /// for it, which must live until the transfer ends and then be freed, or `nil` when there is
     /// none to free.
     func configure(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
-        guard let url = request.url?.absoluteString else {
+        guard let requestURL = request.url else {
             throw HotPotatoError(.invalidRequest, reason: "The request has no URL.")
         }
+        let url = requestURL.absoluteString
         urlText = url
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         func long(_ option: Int32, _ value: Int) { hp_curl_setopt_long(handle, option, value) }
@@ -61,6 +62,8 @@ extension CurlTransfer {
         if let authorities = configuration.certificateAuthorities {
             string(Int32(HP_CURLOPT_CAINFO), authorities.path)
         }
+
+        configureProxy(handle, for: try configuration.proxy.selectedProxy(for: requestURL))
 
         // Transparent decompression, unless the caller asked for a coding of their own. A request
         // for `identity` (a resumable download's) still decodes a coded answer the server sends

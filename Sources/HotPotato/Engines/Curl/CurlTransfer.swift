@@ -293,6 +293,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     @inline(never)
     private func failure(for result: Int32) -> Ending {
+        if !headDelivered, let handle, let refusal = refusedTunnelHead(handle) {
+            return deliverHead(refusal) ? .end : .settled
+        }
         let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let message = detail.isEmpty ? CurlLibrary.describe(result) : detail
         return CurlErrorMapping.map(code: result, message: message)

@@ -35,6 +35,9 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     /// request rather than left to URLSession, which would add them to every redirect too,
     /// credentials included.
     private let additionalHeaders: [(name: String, value: String)]
+    /// Whether a request may go the way ``Session/Configuration/proxy`` says (see
+    /// ``URLSessionProxyRule``).
+    private let proxyRule: URLSessionProxyRule
 
     /// The transfers in flight, by the identifier of their current task, and the session's state.
     private struct Registry {
@@ -63,6 +66,11 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         additionalHeaders = (urlConfiguration.httpAdditionalHeaders ?? [:])
             .compactMap { key, value in (key as? String).flatMap { name in (value as? String).map { (name, $0) } } }
             .sorted { $0.name < $1.name }
+        #if canImport(FoundationNetworking)
+        proxyRule = URLSessionProxyRule(configured: configuration.proxy, enforced: configuration.proxyStorage != nil)
+        #else
+        proxyRule = URLSessionProxyRule(configured: configuration.proxy, applyingTo: urlConfiguration)
+        #endif
         super.init()
         urlConfiguration.httpAdditionalHeaders = nil
         urlConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
@@ -86,9 +94,15 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
             request.setValue(value, forHTTPHeaderField: name)
         }
+        do throws(HotPotatoError) {
+            try proxyRule.check(request.url)
+        } catch {
+            sink.fail(error)
+            return {}
+        }
         let transfer = URLSessionTransfer(
             request: request, bodyFile: bodyFile, sink: sink,
-            redirectPolicy: redirects,
+            redirectPolicy: redirects, proxyRule: proxyRule,
             canceller: canceller,
             highWaterMark: configuration.memoryHighWaterMark,
             backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },

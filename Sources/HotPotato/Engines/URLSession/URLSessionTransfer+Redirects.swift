@@ -32,7 +32,9 @@ extension URLSessionTransfer {
     /// - Any other `3xx` (`305`, `306`, or any redirect with a limit of 0) is delivered: declined,
     ///   URLSession hands the response and its body over as the final one.
     /// - Past the limit, or for a `Location` that is not `http` or `https`, the call fails
-    ///   (``HotPotatoError/Code/tooManyRedirects``, ``HotPotatoError/Code/invalidRequest``).
+    ///   (``HotPotatoError/Code/tooManyRedirects``, ``HotPotatoError/Code/invalidRequest``); so it
+    ///   does (``HotPotatoError/Code/invalidRequest``) when URLSession would reach the new URL
+    ///   another way than the configured proxy says (see ``URLSessionProxyRule``).
     ///
     /// FoundationNetworking asks only for `301`–`303` and `305`–`308` with a `Location` it can
     /// parse; a `300` never reaches here and is delivered as it is.
@@ -54,6 +56,13 @@ extension URLSessionTransfer {
                 return error
             }
             guard let next else { return nil }
+            do throws(HotPotatoError) {
+                try proxyRule.check(next.request.url)
+            } catch {
+                var failure = error
+                failure.head = head
+                return failure
+            }
             let bodyFile = next.keepsBody ? state.bodyFile : nil
             guard let task = nextTask(self, declined.taskIdentifier, next.request, bodyFile) else {
                 return HotPotatoError(

@@ -53,6 +53,8 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     let sink: any TransferSink
     let redirectPolicy: RedirectPolicy
+    /// Checks that each redirect may go the way the configured proxy says.
+    let proxyRule: URLSessionProxyRule
     /// Every cancel of this transfer's tasks goes through it.
     let canceller: URLSessionTaskCanceller
     let highWaterMark: Int
@@ -94,6 +96,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         var consumerWaiting = false
         /// Made at the first spill; kept for any later one.
         var spilling: Spilling?
+        /// A 2xx response of a tunnelled request not handed over yet: perhaps the proxy's answer
+        /// to the `CONNECT` (see ``holdsBack(_:)``).
+        var heldResponse: URLResponse?
     }
 
     let state: Locked<State>
@@ -103,13 +108,14 @@ final class URLSessionTransfer: @unchecked Sendable {
     ///   - release: Called with the identifier of the current task once the transfer's ending has
     ///     been delivered, so the engine can forget it.
     init(
-        request: URLRequest, bodyFile: URL?, sink: any TransferSink, redirectPolicy: RedirectPolicy,
+        request: URLRequest, bodyFile: URL?, sink: any TransferSink, redirectPolicy: RedirectPolicy, proxyRule: URLSessionProxyRule,
         canceller: URLSessionTaskCanceller, highWaterMark: Int, backlog: @escaping @Sendable () -> Int, nextTask: @escaping NextTask,
         release: @escaping @Sendable (Int) -> Void
     ) {
         state = Locked(State(request: request, bodyFile: bodyFile))
         self.sink = sink
         self.redirectPolicy = redirectPolicy
+        self.proxyRule = proxyRule
         self.canceller = canceller
         self.highWaterMark = highWaterMark
         self.backlog = backlog
@@ -134,6 +140,11 @@ final class URLSessionTransfer: @unchecked Sendable {
     // MARK: - Delegate queue
 
     func didReceive(_ response: URLResponse) {
+        if holdsBack(response) { return }
+        deliverHead(of: response)
+    }
+
+    func deliverHead(of response: URLResponse) {
         let head = state.withLock { state in
             let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
             state.hasHead = true
@@ -145,6 +156,7 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     func didReceive(_ data: Data) {
         if sink.isFinished { return }
+        if let held = takeHeldResponse() { deliverHead(of: held) }
         // Checking the mode and appending to the spill file happen under one lock, so the consumer
         // cannot hand back to direct delivery between the two. The same lock counts the chunks
         // delivered directly towards the next sample of the backlog.
@@ -184,9 +196,11 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     func didComplete(_ error: (any Error)?) {
         let ending: Ending
+        let held = takeHeldResponse()
         if let error {
             ending = self.ending(for: error)
         } else {
+            if let held { deliverHead(of: held) }
             deliverUnreportedHead()
             ending = .success
         }

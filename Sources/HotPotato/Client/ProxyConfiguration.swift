@@ -1,0 +1,133 @@
+import Foundation
+
+/// Which HTTP proxy a request goes through, if any: one for `http` URLs, one for `https` URLs,
+/// and the hosts reached directly. Set it as ``Session/Configuration/proxy``.
+///
+/// ```swift
+/// var configuration = Session.Configuration()
+/// configuration.proxy = ProxyConfiguration(
+///     httpProxy: URL(string: "http://user:secret@proxy.example:3128"),
+///     httpsProxy: URL(string: "http://user:secret@proxy.example:3128"),
+///     noProxy: ["localhost", ".internal.example", "10.0.0.0/8"])
+/// // or, as curl does, from http_proxy, https_proxy, all_proxy and no_proxy:
+/// configuration.proxy = .environment()
+/// ```
+///
+/// A proxy is a URL `http://[user:password@]host[:port]` (an `https://` proxy is reached over
+/// TLS, on the curl engine). Credentials in it are percent-decoded and sent to the proxy only,
+/// as `Proxy-Authorization: Basic`; they never reach the origin and are never logged. Without a
+/// port, curl's defaults apply: 1080 for `http://`, 443 for `https://`. An `https` URL goes
+/// through its proxy in a `CONNECT` tunnel, so the proxy sees the host and port, never the
+/// request.
+///
+/// The default is ``none``: the process environment is read only when you ask for it with
+/// ``environment(_:)``. See <doc:UsingAProxy> for what each engine supports.
+public struct ProxyConfiguration: Sendable, Hashable {
+    /// The proxy for `http` URLs, or `nil` to reach them directly.
+    public var httpProxy: URL?
+    /// The proxy for `https` URLs (tunnelled with `CONNECT`), or `nil` to reach them directly.
+    public var httpsProxy: URL?
+    /// Hosts reached without a proxy, one entry each, with curl's `no_proxy` rule:
+    ///
+    /// - `*` matches every host.
+    /// - A host name matches itself and every subdomain, ignoring case: `example.com` (or
+    ///   `.example.com`) matches `example.com` and `a.b.example.com`, not `notexample.com`. A
+    ///   trailing dot on either side is ignored.
+    /// - An IP address matches the same address written in a URL (`127.0.0.1`, `::1`); with a
+    ///   prefix length, a whole network (`10.0.0.0/8`, `fd00::/8`). A host name never matches an
+    ///   address entry: names are not resolved.
+    /// - An entry may end with `:port` (`[::1]:8080` for an IPv6 address): it then matches that
+    ///   port only (the URL's, or 80 or 443 by its scheme). curl itself has no such entries.
+    ///
+    /// Surrounding whitespace is ignored, as are empty entries.
+    public var noProxy: [String]
+
+    /// A configuration with a proxy for each scheme and a list of hosts to reach directly.
+    public init(httpProxy: URL? = nil, httpsProxy: URL? = nil, noProxy: [String] = []) {
+        self.httpProxy = httpProxy
+        self.httpsProxy = httpsProxy
+        self.noProxy = noProxy
+    }
+
+    /// A configuration with one proxy for both `http` and `https` URLs, like curl's `--proxy`.
+    public init(proxy: URL, noProxy: [String] = []) {
+        self.init(httpProxy: proxy, httpsProxy: proxy, noProxy: noProxy)
+    }
+
+    /// Direct connections: no proxy, whatever the environment says. The default.
+    public static var none: ProxyConfiguration { ProxyConfiguration() }
+
+    /// The proxies the environment names, read as curl reads them:
+    ///
+    /// - `http` URLs: `http_proxy`. The upper-case `HTTP_PROXY` is **ignored**, as curl ignores
+    ///   it: a CGI program receives a request's `Proxy:` header as `HTTP_PROXY`, so a client
+    ///   sending one could redirect the server's own outgoing requests (the "httpoxy" problem).
+    /// - `https` URLs: `https_proxy`, else `HTTPS_PROXY`.
+    /// - Either, when its own variable is not set: `all_proxy`, else `ALL_PROXY`.
+    /// - Hosts reached directly: `no_proxy`, else `NO_PROXY`, split at commas and whitespace.
+    ///
+    /// A lower-case variable wins over its upper-case form. A variable set to an empty value (or
+    /// to whitespace) counts as not set, as in curl: an empty `https_proxy` lets `HTTPS_PROXY`,
+    /// then `all_proxy`, name the proxy. A value without a scheme (`proxy.example:3128`) is taken
+    /// as `http://`. A value that is not a URL makes each request that would use it fail with
+    /// ``HotPotatoError/Code/invalidRequest``.
+    ///
+    /// - Parameter environment: The variables to read; by default the process's environment,
+    ///   read once, when this is called.
+    public static func environment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxyConfiguration {
+        /// The first of the variables that is set to something, and its value.
+        func first(_ names: String...) -> (String, String)? {
+            for name in names {
+                let value = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                if !value.isEmpty { return (name, value) }
+            }
+            return nil
+        }
+        var configuration = ProxyConfiguration()
+        let fallback = first("all_proxy", "ALL_PROXY")
+        if let (variable, value) = first("http_proxy") ?? fallback {
+            configuration.httpProxy = configuration.parseProxy(value, scheme: "http", variable: variable)
+        }
+        if let (variable, value) = first("https_proxy", "HTTPS_PROXY") ?? fallback {
+            configuration.httpsProxy = configuration.parseProxy(value, scheme: "https", variable: variable)
+        }
+        configuration.noProxy = Self.entries(first("no_proxy", "NO_PROXY")?.1 ?? "")
+        return configuration
+    }
+
+    /// The proxy a request for `url` goes through, or `nil` when it goes directly: the proxy
+    /// of its scheme (``httpProxy`` or ``httpsProxy``), unless its host matches ``noProxy``.
+    /// Picked again for each redirect, since the URL changes.
+    public func proxy(for url: URL) -> URL? {
+        let proxy: URL?
+        switch url.scheme?.lowercased() {
+        case "http": proxy = httpProxy
+        case "https": proxy = httpsProxy
+        default: return nil
+        }
+        guard let proxy else { return nil }
+        return bypasses(url) ? nil : proxy
+    }
+
+    /// Splits a list written as curl's `no_proxy` (`"localhost, .example.com 10.0.0.0/8"`) into
+    /// its entries.
+    public static func entries(_ list: String) -> [String] {
+        list.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+    }
+
+    /// For each scheme (`http`, `https`) whose environment variable named no usable proxy: the
+    /// variable and its value, credentials redacted, for the error of the requests that would
+    /// have used it.
+    private(set) var unusableSettings: [String: String] = [:]
+
+    /// `value` as a proxy URL (`http://` added when it has no scheme); `nil`, noting it for
+    /// `scheme`, when it is not a URL.
+    private mutating func parseProxy(_ value: String, scheme: String, variable: String) -> URL? {
+        let text = value.contains("://") ? value : "http://" + value
+        guard let url = URL(string: text), url.host?.isEmpty == false else {
+            unusableSettings[scheme] = "\(variable)=\(ProxyCredentials.redacting(value))"
+            return nil
+        }
+        return url
+    }
+}

@@ -1,0 +1,51 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension CurlTransfer {
+    /// Sets the proxy of one request (each redirect is configured anew, so each hop gets the
+    /// proxy of its own URL), or none.
+    ///
+    /// Without a proxy, `CURLOPT_PROXY` is set to the empty string: libcurl would otherwise read
+    /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` from the environment on its own,
+    /// and the configuration alone decides. With one, libcurl sends an `http` request to the
+    /// proxy in absolute form and tunnels an `https` one with `CONNECT`; the credentials go in
+    /// `Proxy-Authorization: Basic` to the proxy alone (in the `CONNECT` request for a tunnel).
+    /// The `CONNECT` response's head is kept from the header callback, which would otherwise
+    /// take it for the response's.
+    func configureProxy(_ handle: UnsafeMutableRawPointer, for proxy: SelectedProxy?) {
+        func string(_ option: Int32, _ value: String?) {
+            if let value {
+                value.withCString { _ = hp_curl_setopt_pointer(handle, option, $0) }
+            } else {
+                hp_curl_setopt_pointer(handle, option, nil)
+            }
+        }
+        string(Int32(HP_CURLOPT_PROXY), proxy?.address ?? "")
+        guard let proxy else { return }
+        string(Int32(HP_CURLOPT_PROXYUSERNAME), proxy.user)
+        string(Int32(HP_CURLOPT_PROXYPASSWORD), proxy.password)
+        hp_curl_setopt_long(handle, Int32(HP_CURLOPT_SUPPRESS_CONNECT_HEADERS), 1)
+        // An https:// proxy is verified with the same authorities as the servers.
+        if let authorities = configuration.certificateAuthorities {
+            string(Int32(HP_CURLOPT_PROXY_CAINFO), authorities.path)
+        }
+    }
+
+    /// The head to hand over when the proxy refused to open a tunnel (its `CONNECT` answered
+    /// with a status other than 2xx, such as 407 for missing or wrong credentials), or `nil`.
+    ///
+    /// The refusal is the response, as a proxy's 407 to an `http` request is: the handler's gate
+    /// sees the status, and a rejected call fails with ``HotPotatoError/Code/unacceptableStatus``
+    /// and that status. The `CONNECT` response's headers and body are not kept.
+    func refusedTunnelHead(_ handle: UnsafeMutableRawPointer) -> ResponseHead? {
+        // Only a request that had a tunnel to open (libcurl clears the code at each perform).
+        guard let url = request.url, url.scheme?.lowercased() == "https", configuration.proxy.proxy(for: url) != nil else { return nil }
+        var status = 0
+        guard hp_curl_getinfo_long(handle, Int32(HP_CURLINFO_HTTP_CONNECTCODE), &status) == 0,
+              status >= 100, !(200..<300).contains(status) else { return nil }
+        return ResponseHead(status: status, headers: [:], url: request.url, requestMethod: request.httpMethod ?? "GET")
+    }
+}
