@@ -122,6 +122,7 @@ private func readmeResilience(url: URL, token: BearerCredential, refresh: @escap
     configuration.retryPolicy = RetryPolicy(maximumAttempts: 5)
     configuration.interceptors = [BearerAuthenticator(credential: token) { try await refresh($0) }]
     configuration.eventMonitors = [EventLogger()]
+    configuration.proxy = .environment()
     let session = Session(configuration: configuration)
     let page = try await session.get(url).redirects(.doNotFollow).retry(.never).asData().response()
     let sameHostOnly = RedirectBehavior.custom { hop in
