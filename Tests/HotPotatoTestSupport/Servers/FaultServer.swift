@@ -136,18 +136,7 @@ final class FaultServer: @unchecked Sendable {
     init() throws {
         listener = try LoopbackSocket.listening(port: 0)
         port = listener.port
-        let thread = Thread { [listener] in
-            while true {
-                let connection = accept(listener.descriptor, nil, nil)
-                guard connection >= 0 else {
-                    if errno == EINTR { continue }
-                    return
-                }
-                let worker = Thread { FaultServer.serve(connection) }
-                worker.start()
-            }
-        }
-        thread.start()
+        LoopbackConnection.acceptForever(listener) { FaultServer.serve($0) }
     }
 
     private static func serve(_ connection: Int32) {
@@ -165,7 +154,7 @@ final class FaultServer: @unchecked Sendable {
             LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1000)), "Content-Type": "application/json"]))
             sendBody(connection, count: int("sent", 100), json: json)
             shutdown(connection, Int32(SHUT_WR))
-            drain(connection)
+            LoopbackConnection.drain(connection)
         case "/reset":
             LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(int("declared", 1_000_000)), "Content-Type": "application/json"]))
             sendBody(connection, count: int("sent", 50_000), json: json)
@@ -201,7 +190,7 @@ final class FaultServer: @unchecked Sendable {
             let sent = int("sent", 100)
             LoopbackConnection.send(connection, Data(String(sent, radix: 16).utf8) + Data("\r\n".utf8) + body(count: sent, json: json) + Data("\r\n".utf8))
             shutdown(connection, Int32(SHUT_WR))
-            drain(connection)
+            LoopbackConnection.drain(connection)
         case "/text":
             let charset = query["charset"] ?? "iso-8859-1"
             let encoding: String.Encoding = charset == "utf-16le" ? .utf16LittleEndian : .isoLatin1
@@ -239,7 +228,7 @@ final class FaultServer: @unchecked Sendable {
             }
             if sent < document.count {
                 shutdown(connection, Int32(SHUT_WR))
-                drain(connection)
+                LoopbackConnection.drain(connection)
             }
         case "/raw":
             // Exactly the head asked for: `h=Name: value` (repeatable, in order), then `sent`
@@ -260,7 +249,7 @@ final class FaultServer: @unchecked Sendable {
                 }
             }
             shutdown(connection, Int32(SHUT_WR))
-            drain(connection)
+            LoopbackConnection.drain(connection)
         default:
             LoopbackConnection.send(connection, head(status: 404, headers: ["Content-Length": "0"]))
         }
@@ -322,14 +311,6 @@ final class FaultServer: @unchecked Sendable {
     private static func requestTarget(_ requestLine: String) -> String? {
         let parts = requestLine.split(separator: " ")
         return parts.count >= 2 ? String(parts[1]) : nil
-    }
-
-    /// Reads until the client closes, so a clean close is not turned into a reset by unread data.
-    private static func drain(_ connection: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        while recv(connection, &buffer, buffer.count, 0) > 0 {}
     }
 
 }

@@ -26,6 +26,31 @@ enum LoopbackConnection {
         }
     }
 
+    /// Reads until the client closes (at most 5 s of silence), so that a clean close is not turned
+    /// into a reset by unread data.
+    static func drain(_ connection: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while recv(connection, &buffer, buffer.count, 0) > 0 {}
+    }
+
+    /// Accepts connections on `listener` for the life of the process, each served on a thread of
+    /// its own by `serve` (which closes it).
+    static func acceptForever(_ listener: LoopbackSocket, serve: @escaping @Sendable (Int32) -> Void) {
+        let thread = Thread {
+            while true {
+                let connection = accept(listener.descriptor, nil, nil)
+                guard connection >= 0 else {
+                    if errno == EINTR { continue }
+                    return
+                }
+                Thread { serve(connection) }.start()
+            }
+        }
+        thread.start()
+    }
+
     /// Waits up to `seconds`, returning early when the client closes the connection.
     static func sleepUntilClosed(_ connection: Int32, seconds: Int) {
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -59,18 +59,7 @@ final class RetryServer: @unchecked Sendable {
     init() throws {
         listener = try LoopbackSocket.listening(port: 0)
         port = listener.port
-        let thread = Thread { [listener, self] in
-            while true {
-                let connection = accept(listener.descriptor, nil, nil)
-                guard connection >= 0 else {
-                    if errno == EINTR { continue }
-                    return
-                }
-                let worker = Thread { self.serve(connection) }
-                worker.start()
-            }
-        }
-        thread.start()
+        LoopbackConnection.acceptForever(listener) { [self] in serve($0) }
     }
 
     // MARK: - Serving
@@ -130,7 +119,7 @@ final class RetryServer: @unchecked Sendable {
         if end < size {
             // A clean close short of the declared length: every byte sent arrives.
             shutdown(connection, Int32(SHUT_WR))
-            Self.drain(connection)
+            LoopbackConnection.drain(connection)
         }
     }
 
@@ -187,13 +176,5 @@ final class RetryServer: @unchecked Sendable {
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
         return Request(method: String(requestLine[0]), path: components.path, query: query, headers: headers)
-    }
-
-    /// Reads until the client closes, so that a clean close is not turned into a reset.
-    private static func drain(_ connection: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        while recv(connection, &buffer, buffer.count, 0) > 0 {}
     }
 }
