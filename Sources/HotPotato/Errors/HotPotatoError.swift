@@ -50,8 +50,8 @@ public struct HotPotatoError: Error, Sendable {
     /// The file-system path involved.
     public var path: String?
     /// How many times the request was sent, when it ran under a ``RetryPolicy`` or a
-    /// ``RequestInterceptor``: the error is the last attempt's. `nil` for a call made once
-    /// without either.
+    /// ``RequestInterceptor``: the error is the last attempt's (0 when an interceptor failed to
+    /// adapt the first attempt, which was not sent). `nil` for a call made once without either.
     public var attempts: Int?
     /// A human-readable explanation of this particular failure.
     public var reason: String

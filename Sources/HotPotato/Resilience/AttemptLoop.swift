@@ -37,6 +37,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         var phase = Phase.between
         var cancelled = false
         var task: Task<Void, Never>?
+        /// The attempts sent so far.
         var attempts = 0
     }
 
@@ -103,10 +104,8 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         let redirects = RedirectPolicy(request.options.redirects ?? configuration.redirects, observe: observe)
         var earlierErrors: [HotPotatoError] = []
         while true {
-            let attempt = state.withLock { state -> Int in
-                state.attempts += 1
-                return state.attempts
-            }
+            // Counted when sent (see `send`): an attempt that fails to adapt was not made.
+            let attempt = state.withLock { $0.attempts } + 1
             if isCancelled { return concludeCancelled() }
             let adapted: URLRequest
             do throws(HotPotatoError) {
@@ -115,6 +114,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
                 if isCancelled { return concludeCancelled() }
                 return conclude(.failure(error))
             }
+            let sentAt = DispatchTime.now().uptimeNanoseconds
             guard let transfer = send(adapted, attempt: attempt, redirects: redirects) else { return concludeCancelled() }
             let outcome = await transfer.completion.wait()
             let error: HotPotatoError
@@ -127,9 +127,10 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             state.withLock { if case .transferring = $0.phase { $0.phase = .between } }
             if isCancelled { return concludeCancelled() }
             if error.code == .cancelled { return conclude(outcome) }
-            let context = RetryContext(
+            var context = RetryContext(
                 request: adapted, error: error, attempt: attempt, earlierErrors: earlierErrors, elapsed: elapsed,
                 session: session)
+            context.sentAt = sentAt
             let delay: TimeInterval
             switch await decide(context) {
             case .doNotRetry: return conclude(outcome)
@@ -138,6 +139,8 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             case .retryAfter(let seconds): delay = max(0, seconds)
             }
             earlierErrors.append(error)
+            // Bounded: an interceptor may retry without end, and each error keeps its error body.
+            if earlierErrors.count > RetryContext.earlierErrorLimit { earlierErrors.removeFirst() }
             monitors?.send(.retryScheduled(attempt: attempt, delay: delay, error: error))
             if delay > 0 {
                 try? await Task.sleep(nanoseconds: UInt64(min(delay, 86_400) * 1_000_000_000))
@@ -184,6 +187,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         // registered (and then cancels it, however far it got).
         return state.withLock { state -> Transfer<Handler>? in
             guard !state.cancelled else { return nil }
+            state.attempts += 1
             state.phase = .transferring(transfer)
             monitors?.send(.attemptStarted(adapted, attempt: attempt))
             do throws(HotPotatoError) {
@@ -221,7 +225,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         carry.discard()
         var final = outcome
         if case .failure(var error) = outcome {
-            if mayRetry { error.attempts = max(1, attempts) }
+            if mayRetry { error.attempts = attempts }
             final = .failure(error)
         }
         progress.finish()

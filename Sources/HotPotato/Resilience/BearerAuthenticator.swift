@@ -22,9 +22,10 @@ import FoundationNetworking
 ///   refresh.
 /// - **Once per call.** A call is retried after a `401` once: a second `401` is the call's error
 ///   (the server rejects even a fresh token).
-/// - **A failed refresh** fails every request waiting for it with
-///   ``HotPotatoError/Code/authenticationFailed``, the refresh's error as `underlying` (and the
-///   `401` as `head` and `errorBody` for those that had one); the next request tries again.
+/// - **A failed refresh** fails every request waiting for it, and every request sent with the
+///   same token before it failed, with ``HotPotatoError/Code/authenticationFailed``, the
+///   refresh's error as `underlying` (and the `401` as `head` and `errorBody` for those that had
+///   one); a request sent afterwards tries again.
 /// - **Expiry.** A credential with ``BearerCredential/expiresAt`` within ``refreshMargin`` seconds
 ///   is refreshed before the request is sent.
 /// - **Origins.** With `origins`, only requests to those origins (scheme, host and port) get the
@@ -40,6 +41,8 @@ public final class BearerAuthenticator: RequestInterceptor {
         var credential: BearerCredential?
         var refreshing: Task<BearerCredential, any Error>?
         var refreshCount = 0
+        /// The last refresh that failed: when it ended, the token it was to replace, its error.
+        var failure: (endedAt: UInt64, stale: String?, error: HotPotatoError)?
     }
 
     /// Creates an authenticator.
@@ -89,6 +92,14 @@ public final class BearerAuthenticator: RequestInterceptor {
               !failure.earlierErrors.contains(where: { $0.code == .unacceptableStatus && $0.status == 401 })
         else { return .doNotRetry }
         let sent = Self.token(in: failure.request)
+        // An attempt sent before a refresh for its token failed shares that failure: the refresh
+        // was its refresh too. Attempts sent afterwards try again.
+        if let earlier = state.withLock({ $0.failure }), earlier.stale == sent, failure.sentAt < earlier.endedAt {
+            var error = earlier.error
+            error.head = failure.error.head
+            error.errorBody = failure.error.errorBody
+            return .fail(error)
+        }
         do {
             _ = try await refreshed(replacing: sent, head: failure.error.head, errorBody: failure.error.errorBody)
             return .retry
@@ -129,11 +140,15 @@ public final class BearerAuthenticator: RequestInterceptor {
             }
             return credential
         } catch {
-            state.withLock { state in
-                if state.refreshing == task { state.refreshing = nil }
-            }
             var failure = HotPotatoError(
                 .authenticationFailed, reason: "Refreshing the bearer credential failed: \(error)", head: head, underlying: error)
+            let ended = DispatchTime.now().uptimeNanoseconds
+            state.withLock { state in
+                if state.refreshing == task {
+                    state.refreshing = nil
+                    state.failure = (ended, stale, failure)
+                }
+            }
             failure.errorBody = errorBody
             throw failure
         }

@@ -13,12 +13,19 @@ public struct RetryContext: Sendable {
     public let error: HotPotatoError
     /// How many attempts have been made, this one included (1 after the first).
     public let attempt: Int
-    /// The errors of the attempts before this one, oldest first.
+    /// The errors of the attempts before this one, oldest first: the last
+    /// ``earlierErrorLimit`` of them.
     public let earlierErrors: [HotPotatoError]
+    /// How many earlier errors a context keeps at most.
+    public static let earlierErrorLimit = 16
     /// Seconds since the call began.
     public let elapsed: TimeInterval
     /// The session sending the request.
     public let session: Session
+    /// When the failed attempt was sent (`DispatchTime` uptime, in nanoseconds): a
+    /// ``BearerAuthenticator`` fails the attempts sent before a refresh failed with that
+    /// refresh's error, rather than refresh again for each.
+    var sentAt: UInt64 = DispatchTime.now().uptimeNanoseconds
 
     /// The request method.
     public var method: HTTPMethod { HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased()) }

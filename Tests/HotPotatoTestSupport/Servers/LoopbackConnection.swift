@@ -42,8 +42,11 @@ enum LoopbackConnection {
             while true {
                 let connection = accept(listener.descriptor, nil, nil)
                 guard connection >= 0 else {
-                    if errno == EINTR { continue }
-                    return
+                    // Only a listener that is gone stops the server; a passing shortage of
+                    // descriptors or an aborted connection must not end it for later tests.
+                    if errno == EBADF || errno == EINVAL || errno == ENOTSOCK { return }
+                    if errno != EINTR { usleep(10_000) }
+                    continue
                 }
                 Thread { serve(connection) }.start()
             }

@@ -142,6 +142,7 @@ import Testing
         let error = await expectFailure { try await session.get(bin.url("/anything")).intercepted(by: Failing()).response() }
         #expect(error?.code == .invalidRequest)
         #expect(error?.underlying is Broken)
+        #expect(error?.attempts == 0, "nothing was sent")
     }
 
     @Test(arguments: allEngines)
