@@ -37,6 +37,9 @@ extension ProxyConfiguration {
     /// ``HotPotatoError/Code/invalidRequest`` for a proxy that cannot be used (a scheme other than
     /// `http` or `https`, no host), or when the environment named one that is not a URL.
     func selectedProxy(for url: URL) throws(HotPotatoError) -> SelectedProxy? {
+        // Direct connections, the default: nothing to look at in the URL (this runs for every
+        // request and redirect).
+        if isDirect { return nil }
         guard let proxy = proxy(for: url) else {
             if let scheme = url.scheme?.lowercased(), let setting = unusableSettings[scheme], !bypasses(url) {
                 throw HotPotatoError(.invalidRequest, reason: "The proxy in the environment is not a URL: \(setting).")

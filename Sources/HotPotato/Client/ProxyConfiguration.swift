@@ -120,6 +120,9 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// have used it.
     private(set) var unusableSettings: [String: String] = [:]
 
+    /// Whether no request goes through a proxy: no proxy, and no unusable setting to report.
+    var isDirect: Bool { httpProxy == nil && httpsProxy == nil && unusableSettings.isEmpty }
+
     /// `value` as a proxy URL (`http://` added when it has no scheme); `nil`, noting it for
     /// `scheme`, when it is not a URL.
     private mutating func parseProxy(_ value: String, scheme: String, variable: String) -> URL? {

@@ -39,16 +39,16 @@ extension Request {
     public func start() -> Call<Handler.Content> {
         let configuration = session.configuration
         let retryPolicy = options.retryPolicy ?? configuration.retryPolicy
-        let interceptors = configuration.interceptors + options.interceptors
-        let monitors = EventMonitors(configuration.eventMonitors, method: spec.method, url: spec.url)
-        var observers = options.progressObservers
-        if let monitorObserver = monitors?.progressObserver { observers.append(monitorObserver) }
-        let progress = ProgressReporter(interval: configuration.progressInterval, observers: observers)
-        if retryPolicy.mayRetry || !interceptors.isEmpty || monitors != nil {
+        if retryPolicy.mayRetry || !configuration.interceptors.isEmpty || !options.interceptors.isEmpty
+            || !configuration.eventMonitors.isEmpty {
+            let monitors = EventMonitors(configuration.eventMonitors, method: spec.method, url: spec.url)
+            var observers = options.progressObservers
+            if let monitorObserver = monitors?.progressObserver { observers.append(monitorObserver) }
+            let progress = ProgressReporter(interval: configuration.progressInterval, observers: observers)
             // Attempts, adapted and retried, each with a handler of its own.
             let loop = AttemptLoop(
-                request: self, retryPolicy: retryPolicy, interceptors: interceptors, monitors: monitors,
-                progress: progress)
+                request: self, retryPolicy: retryPolicy, interceptors: configuration.interceptors + options.interceptors,
+                monitors: monitors, progress: progress)
             loop.begin()
             // An existential, as for the transfer below: a closure capturing the generic loop
             // would capture its handler's metatype.
@@ -56,6 +56,7 @@ extension Request {
             return Call(completion: loop.completion, progress: progress, cancel: { cancellable.cancel() })
         }
         // One attempt: no task, no await between the caller and the engine.
+        let progress = ProgressReporter(interval: configuration.progressInterval, observers: options.progressObservers)
         let transfer = makeTransfer(progress: progress, onHead: options.headCallback, finishesProgress: true)
         let sink: any TransferSink = transfer
         let call = Call(completion: transfer.completion, progress: progress, cancel: { sink.cancel() })

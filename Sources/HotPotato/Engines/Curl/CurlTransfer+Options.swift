@@ -63,7 +63,10 @@ extension CurlTransfer {
             string(Int32(HP_CURLOPT_CAINFO), authorities.path)
         }
 
-        configureProxy(handle, for: try configuration.proxy.selectedProxy(for: requestURL))
+        let proxy = try configuration.proxy.selectedProxy(for: requestURL)
+        // libcurl copies each string option: the empty proxy that keeps it from the environment
+        // is set only when the environment names one (a malloc or two a request otherwise).
+        if proxy != nil || Self.environmentNamesAProxy() { configureProxy(handle, for: proxy) }
 
         // Transparent decompression, unless the caller asked for a coding of their own. A request
         // for `identity` (a resumable download's) still decodes a coded answer the server sends

@@ -42,10 +42,21 @@ extension CurlTransfer {
     /// and that status. The `CONNECT` response's headers and body are not kept.
     func refusedTunnelHead(_ handle: UnsafeMutableRawPointer) -> ResponseHead? {
         // Only a request that had a tunnel to open (libcurl clears the code at each perform).
-        guard let url = request.url, url.scheme?.lowercased() == "https", configuration.proxy.proxy(for: url) != nil else { return nil }
+        guard !configuration.proxy.isDirect, let url = request.url, url.scheme?.lowercased() == "https",
+              configuration.proxy.proxy(for: url) != nil else { return nil }
         var status = 0
         guard hp_curl_getinfo_long(handle, Int32(HP_CURLINFO_HTTP_CONNECTCODE), &status) == 0,
               status >= 100, !(200..<300).contains(status) else { return nil }
         return ResponseHead(status: status, headers: [:], url: request.url, requestMethod: request.httpMethod ?? "GET")
+    }
+
+    /// Whether the process environment names a proxy that libcurl would use on its own
+    /// (`http_proxy`, `https_proxy`, `HTTPS_PROXY`, `all_proxy`, `ALL_PROXY`). Read for each
+    /// request, since a program may set one later: a few `getenv` calls of literal names, which
+    /// allocate nothing.
+    static func environmentNamesAProxy() -> Bool {
+        func set(_ value: UnsafeMutablePointer<CChar>?) -> Bool { value.map { $0.pointee != 0 } ?? false }
+        return set(getenv("http_proxy")) || set(getenv("https_proxy")) || set(getenv("HTTPS_PROXY"))
+            || set(getenv("all_proxy")) || set(getenv("ALL_PROXY"))
     }
 }
