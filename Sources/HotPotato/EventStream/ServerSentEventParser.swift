@@ -1,0 +1,155 @@
+import Foundation
+
+/// Parses a `text/event-stream` body as it arrives, by the event-stream rules of the WHATWG HTML
+/// standard ("Interpreting an event stream"), whatever the chunking:
+///
+/// - The stream is UTF-8 (invalid sequences become U+FFFD); one leading byte-order mark is
+///   dropped.
+/// - Lines end with CRLF, LF or CR; a CR at the end of one chunk and an LF at the start of the
+///   next are one line end.
+/// - A blank line dispatches the event: its `data:` lines joined with LF, the type of its last
+///   `event:` line (`"message"` without one), and the last event ID. A block without `data:` is
+///   not dispatched; its type is forgotten.
+/// - A line starting with `:` is a comment. Otherwise the field name is what comes before the
+///   first `:` (the whole line without one), and the value what follows, less one leading space.
+///   `id:` with a NUL in it is ignored; `retry:` counts only when it is ASCII digits; unknown
+///   fields are ignored.
+/// - An event still open when the body ends is discarded.
+///
+/// Memory is bounded by `maximumEventSize`: a line plus the data gathered for the event so far
+/// may not exceed it (``HotPotatoError/Code/bodyTooLarge``).
+struct ServerSentEventParser {
+    /// The bytes of the line being read.
+    private var line: [UInt8] = []
+    /// Whether the last byte was a CR, so that an LF right after it ends no second line.
+    private var afterCR = false
+    /// Whether the stream's first bytes may still turn out to be a byte-order mark.
+    private var checkingBOM = true
+    /// The `data:` values of the open event, each followed by LF.
+    private var data: [UInt8] = []
+    /// The `event:` value of the open event.
+    private var eventType: String?
+    /// The `retry:` value of the open event.
+    private var retry: Int?
+    /// The last event ID, kept across events.
+    private(set) var lastEventID = ""
+    /// The reconnection time the stream asked for last, in milliseconds.
+    private(set) var reconnectionTime: Int?
+
+    let maximumEventSize: Int
+
+    init(maximumEventSize: Int = 16 * 1024 * 1024) {
+        self.maximumEventSize = maximumEventSize
+        line.reserveCapacity(256)
+    }
+
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// Reads `bytes`, calling `dispatch` with each event they complete, in order.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, dispatch: (ServerSentEvent) throws -> Void) throws {
+        for byte in bytes {
+            if afterCR {
+                afterCR = false
+                if byte == 0x0A { continue }
+            }
+            switch byte {
+            case 0x0D:
+                afterCR = true
+                try endLine(dispatch)
+            case 0x0A:
+                try endLine(dispatch)
+            default:
+                line.append(byte)
+                if checkingBOM { dropByteOrderMark() }
+                if line.count + data.count > maximumEventSize { throw tooLarge() }
+            }
+        }
+    }
+
+    /// Reads `data` (see ``feed(_:dispatch:)``).
+    mutating func feed(_ data: Data, dispatch: (ServerSentEvent) throws -> Void) throws {
+        try data.withUnsafeBytes { try feed($0, dispatch: dispatch) }
+    }
+
+    /// The body ended: an event still open is discarded, as the standard says.
+    mutating func finish() {
+        line.removeAll()
+        data.removeAll()
+        eventType = nil
+        retry = nil
+    }
+
+    // MARK: - Private
+
+    /// Drops the stream's first three bytes when they are a byte-order mark, and stops looking as
+    /// soon as they cannot be.
+    private mutating func dropByteOrderMark() {
+        let count = min(line.count, 3)
+        guard line[..<count].elementsEqual(Self.byteOrderMark[..<count]) else {
+            checkingBOM = false
+            return
+        }
+        if count == 3 {
+            line.removeAll(keepingCapacity: true)
+            checkingBOM = false
+        }
+    }
+
+    private mutating func endLine(_ dispatch: (ServerSentEvent) throws -> Void) throws {
+        // A line end settles the question of the mark: a line that began like one was not one.
+        checkingBOM = false
+        defer { line.removeAll(keepingCapacity: true) }
+        if line.isEmpty {
+            try dispatchEvent(dispatch)
+            return
+        }
+        if line[0] == UInt8(ascii: ":") { return }
+        let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
+        var valueStart = colon == line.endIndex ? colon : colon + 1
+        if valueStart < line.endIndex, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+        let name = line[..<colon]
+        let value = line[valueStart...]
+        if name.elementsEqual("data".utf8) {
+            data.append(contentsOf: value)
+            data.append(0x0A)
+        } else if name.elementsEqual("event".utf8) {
+            eventType = String(decoding: value, as: UTF8.self)
+        } else if name.elementsEqual("id".utf8) {
+            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+        } else if name.elementsEqual("retry".utf8) {
+            if !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                // Saturating: a server's number of any length must not trap.
+                let milliseconds = value.reduce(0) { total, digit in
+                    let (times, overflow) = total.multipliedReportingOverflow(by: 10)
+                    let (sum, overflow2) = times.addingReportingOverflow(Int(digit - UInt8(ascii: "0")))
+                    return overflow || overflow2 ? Int.max : sum
+                }
+                retry = milliseconds
+                reconnectionTime = milliseconds
+            }
+        }
+    }
+
+    private mutating func dispatchEvent(_ dispatch: (ServerSentEvent) throws -> Void) throws {
+        defer {
+            data.removeAll(keepingCapacity: true)
+            eventType = nil
+            retry = nil
+        }
+        guard !data.isEmpty else { return }
+        data.removeLast()
+        let event = ServerSentEvent(
+            type: eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message",
+            data: String(decoding: data, as: UTF8.self), id: lastEventID, retry: retry)
+        try dispatch(event)
+    }
+
+    private func tooLarge() -> HotPotatoError {
+        var error = HotPotatoError(
+            .bodyTooLarge,
+            reason: "An event of the event stream is larger than the limit of \(maximumEventSize) bytes.")
+        error.limit = Int64(maximumEventSize)
+        error.byteCount = Int64(line.count + data.count)
+        return error
+    }
+}
