@@ -95,10 +95,11 @@ extension Session {
         /// The most transfers the curl engine runs at once, each on a thread of its own; more wait
         /// in line. Default 32.
         public var maximumConcurrentTransfers = 32
-        /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies,
-        /// proxies, TLS settings). It is copied; HotPotato sets the timeouts above on the copy,
-        /// and moves its `httpAdditionalHeaders` onto each request (a request's own header of the
-        /// same name wins), so that the redirect rule of ``maximumRedirects`` applies to them.
+        /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies, TLS
+        /// settings; proxies are ``proxy``'s). It is copied; HotPotato sets the timeouts above on
+        /// the copy, and moves its `httpAdditionalHeaders` onto each request (a request's own
+        /// header of the same name wins), so that the redirect rule of ``maximumRedirects``
+        /// applies to them.
         /// On Linux the copy has no `urlCache`: FoundationNetworking's cache lookup races with
         /// cancellation and can crash the process, and it gathers cacheable bodies in memory.
         /// Default `.ephemeral`, made on first use (a curl session never makes it: it costs about a
