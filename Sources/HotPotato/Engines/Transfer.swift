@@ -37,6 +37,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// keep them.
     private var chunkBuffer = Data()
     private let borrowsChunks: Bool
+    /// The handler as a ``ResumingHandler``, if it is one: asked at each head where its response
+    /// continues the body.
+    private let resuming: (any ResumingHandler)?
     /// ``Request/onHead(queue:_:)``'s callback.
     private let onHead: (@Sendable (ResponseHead) -> Void)?
     /// Whether settling the outcome ends the progress updates: not for one attempt of several,
@@ -68,6 +71,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         self.onHead = onHead
         self.finishesProgress = finishesProgress
         borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
+        resuming = handler as? any ResumingHandler
     }
 
     /// Prepares the request through the driver (see ``ResponseDriver/adapt(_:)``). Called once,
@@ -107,7 +111,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         let more = withHandler { driver, aftermath in
             headTime = elapsed
             let more = driver.receive(head: head)
-            progressOffset = (driver.handler as? any ResumingHandler)?.resumedFrom ?? 0
+            progressOffset = resuming?.resumedFrom ?? 0
             // Saturating: the declared length is the server's, and a resumed download's offset is
             // added to it (a Content-Length of 2^63 - 1 must not trap).
             expectedBytes = head.declaredBodyLength.map { declared in

@@ -19,18 +19,16 @@ extension URLSessionTransfer {
     func holdsBack(_ response: URLResponse) -> Bool {
         let url = state.withLock { $0.request.url }
         guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode), proxyRule.tunnels(url) else {
-            state.withLock { $0.heldResponse = nil }
+            heldResponse = nil
             return false
         }
-        state.withLock { $0.heldResponse = response }
+        heldResponse = response
         return true
     }
 
     /// The held response, if any, no longer held.
     func takeHeldResponse() -> URLResponse? {
-        state.withLock { state in
-            defer { state.heldResponse = nil }
-            return state.heldResponse
-        }
+        defer { heldResponse = nil }
+        return heldResponse
     }
 }

@@ -64,6 +64,10 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// The handler's recent cost, in nanoseconds per byte (an exponential moving average). Touched
     /// only on the delegate queue, in direct mode.
     var handlerNanosPerByte = 0.0
+    /// A 2xx response of a tunnelled request not handed over yet: perhaps the proxy's answer to
+    /// the `CONNECT` (see ``holdsBack(_:)``). Touched only on the delegate queue, so that a chunk
+    /// pays no lock for it.
+    var heldResponse: URLResponse?
     /// Spilling helps only when the handler, not URLSession's single delivery thread, is what
     /// falls behind: a handler slower than this (about 800 MiB/s) may be spilled for. A faster one
     /// with a backlog (many parallel transfers on one session) would only be slowed by the disk.
@@ -96,9 +100,6 @@ final class URLSessionTransfer: @unchecked Sendable {
         var consumerWaiting = false
         /// Made at the first spill; kept for any later one.
         var spilling: Spilling?
-        /// A 2xx response of a tunnelled request not handed over yet: perhaps the proxy's answer
-        /// to the `CONNECT` (see ``holdsBack(_:)``).
-        var heldResponse: URLResponse?
     }
 
     let state: Locked<State>
@@ -156,7 +157,7 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     func didReceive(_ data: Data) {
         if sink.isFinished { return }
-        if let held = takeHeldResponse() { deliverHead(of: held) }
+        if heldResponse != nil, let held = takeHeldResponse() { deliverHead(of: held) }
         // Checking the mode and appending to the spill file happen under one lock, so the consumer
         // cannot hand back to direct delivery between the two. The same lock counts the chunks
         // delivered directly towards the next sample of the backlog.
