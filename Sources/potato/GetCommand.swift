@@ -55,10 +55,10 @@ struct GetCommand {
         configuration.proxy = options.proxyConfiguration()
         configuration.retryPolicy = retryPolicy
         if options.verbose {
-            // Every attempt, header, redirect and retry, with credentials masked; server text is
-            // made safe for the terminal.
+            // Every attempt, header, redirect and retry, with credentials masked and server text
+            // made safe for the terminal by the logger itself.
             configuration.eventMonitors = [EventLogger(includesHeaders: true) { line in
-                Console.error(TerminalText.safe(line) + "\n")
+                Console.error(line + "\n")
             }]
         }
         let session = Session(configuration: configuration, engine: options.engine)

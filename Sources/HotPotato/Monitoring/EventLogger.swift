@@ -16,7 +16,8 @@ import FoundationNetworking
 /// ```
 ///
 /// Credentials are never written: the values of `Authorization`, `Proxy-Authorization`, `Cookie`
-/// and `Set-Cookie` read `<redacted>`, and so does a password in a URL. With ``includesHeaders``,
+/// and `Set-Cookie` read `<redacted>`, and so does a password in a URL; control characters are
+/// written as escapes (see ``lines(for:)``). With ``includesHeaders``,
 /// each header of a request and a response gets a line of its own under it, as `curl -v` shows
 /// them.
 public struct EventLogger: EventMonitor {
@@ -52,8 +53,15 @@ public struct EventLogger: EventMonitor {
         for line in lines(for: event) { write(line) }
     }
 
-    /// The lines written for `event`.
+    /// The lines written for `event`. What the server sent (headers, the status phrase, its
+    /// message, a redirect's URL) may hold escape sequences that would steer a terminal: every
+    /// control and bidirectional formatting character is written as a visible escape such as
+    /// `\x1B`.
     public func lines(for event: RequestEvent) -> [String] {
+        rawLines(for: event).map(TerminalText.safe)
+    }
+
+    private func rawLines(for event: RequestEvent) -> [String] {
         let prefix = "[#\(event.requestID)]"
         switch event.kind {
         case .created:

@@ -108,4 +108,15 @@ import Testing
         #expect(text.contains("done: 200 in "))
         #expect(text.contains(", 2 attempts"))
     }
+
+    @Test func theLoggerEscapesWhatCouldSteerATerminal() {
+        let logger = EventLogger(includesHeaders: true) { _ in }
+        let head = ResponseHead(status: 401, headers: ["X-Evil": "\u{1B}]2;pwned\u{07}\u{1B}[2Jred \u{202E}txt"])
+        let event = RequestEvent(requestID: 1, method: .get, url: nil, date: Date(), kind: .headReceived(head))
+        let text = logger.lines(for: event).joined(separator: "\n")
+        for forbidden: Unicode.Scalar in ["\u{1B}", "\u{07}", "\u{202E}"] {
+            #expect(!text.unicodeScalars.contains(forbidden), "no \(forbidden.value) in \(text)")
+        }
+        #expect(text.contains("< X-Evil: \\x1B]2;pwned\\x07\\x1B[2Jred \\u{202E}txt"), "\(text)")
+    }
 }

@@ -6,8 +6,10 @@
 /// override can make a line read as something else. Every control character (C0 but tab, DEL,
 /// C1) is shown as a visible escape such as `\x1B`, and bidirectional formatting characters as
 /// `\u{202E}`, so the text keeps its information but cannot steer the terminal.
-enum TerminalText {
-    static func safe(_ text: String) -> String {
+///
+/// Used by ``EventLogger`` for every line it writes, and by `potato` (hence `package`).
+package enum TerminalText {
+    package static func safe(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
@@ -24,7 +26,7 @@ enum TerminalText {
     }
 
     /// Controls, and the bidirectional embeddings, overrides and isolates.
-    static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09: return false
         case 0x00...0x1F, 0x7F...0x9F: return true
