@@ -41,7 +41,17 @@ struct GetCommand {
         }
     }
 
+    /// The queue `-v`'s lines are written from. Events reach it asynchronously: it is drained
+    /// before potato exits, so that no line of a call that has completed is lost.
+    private let verboseQueue = DispatchQueue(label: "potato.verbose")
+
     func run() async -> ExitStatus {
+        let status = await fetch()
+        verboseQueue.sync {}
+        return status
+    }
+
+    private func fetch() async -> ExitStatus {
         guard let url = URL(string: options.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
             Console.error("potato: bad URL: \"\(TerminalText.safe(options.url))\" is not an http or https URL\n")
@@ -57,7 +67,7 @@ struct GetCommand {
         if options.verbose {
             // Every attempt, header, redirect and retry, with credentials masked and server text
             // made safe for the terminal by the logger itself.
-            configuration.eventMonitors = [EventLogger(includesHeaders: true) { line in
+            configuration.eventMonitors = [EventLogger(includesHeaders: true, queue: verboseQueue) { line in
                 Console.error(line + "\n")
             }]
         }
