@@ -76,15 +76,24 @@ extension Request {
         // The request without its handler's type, which the closure below must not capture.
         let request = replacingHandler { SelectiveDiscarder() }
         return JSONElementStream(start: {
-            let state = JSONStreamState<Element>(
+            let parser = JSONElementParser<Element>(
                 mode: mode, keyPath: keyPath, decoder: decoderBox.value, parsingOptions: parsingOptions,
-                maximumElementSize: maximumElementSize, capacity: bufferSize)
-            let call = request.replacingHandler {
-                JSONElementStreamer<Element>(state: state, gate: ResponseGate(contentTypes: contentTypes))
-            }.start()
-            state.onCancel { call.cancel() }
-            call.observe { outcome in state.transferDidEnd(outcome.map { _ in }) }
-            return state
+                maximumElementSize: maximumElementSize)
+            return request.startElementStream(
+                ElementStreamState(parser: parser, capacity: bufferSize), gate: ResponseGate(contentTypes: contentTypes))
         })
+    }
+}
+
+extension Request {
+    /// Sends the request with an ``ElementStreamer`` feeding `state`, and ties the two together: the
+    /// stream's consumer going away cancels the call, and the call's end ends the stream.
+    func startElementStream<Parser: ElementStreamParsing>(
+        _ state: ElementStreamState<Parser>, gate: ResponseGate
+    ) -> ElementStreamState<Parser> {
+        let call = replacingHandler { ElementStreamer(state: state, gate: gate) }.start()
+        state.onCancel { call.cancel() }
+        call.observe { outcome in state.transferDidEnd(outcome.map { _ in }) }
+        return state
     }
 }

@@ -101,6 +101,14 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         if finished { stop() }
     }
 
+    /// Whether the handler lets the call make another attempt after this one failed (see
+    /// ``AttemptBoundHandler``).
+    var allowsAnotherAttempt: Bool {
+        handlerLock.lock()
+        defer { handlerLock.unlock() }
+        return (driver.handler as? any AttemptBoundHandler)?.allowsAnotherAttempt ?? true
+    }
+
     var isFinished: Bool {
         flags.withLock { $0.finished }
     }

@@ -1,17 +1,38 @@
 import Foundation
 
-/// One event of a `text/event-stream` body, as ``ServerSentEventParser`` dispatches it.
+/// One event of a `text/event-stream` body (Server-Sent Events), as the WHATWG HTML standard
+/// dispatches it: what ``Request/streamEvents(endMarker:reconnection:bufferSize:maximumEventSize:)``
+/// yields and ``EventStreamParser`` hands to its callback.
 ///
-/// Internal for now: the public event type and `Request.streamEvents()` come with the streaming
-/// handler (issue 21).
-struct ServerSentEvent: Sendable, Equatable {
-    /// The event type: the last `event:` field of its block, or `"message"`.
-    var type: String
-    /// The `data:` fields of its block, joined with line feeds.
-    var data: String
-    /// The last event ID: set by the latest `id:` field of the stream (not only of this block),
-    /// empty until one is; what a reconnection sends as `Last-Event-ID`.
-    var id: String
-    /// The reconnection time the block's `retry:` field set, in milliseconds, if it had one.
-    var retry: Int?
+/// ```swift
+/// for try await event in session.get(url).streamEvents() {
+///     print(event.type, event.data)
+/// }
+/// ```
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The event type: the last `event:` field of the event's block, or `"message"` without one.
+    public var type: String
+    /// The `data:` fields of the event's block, joined with line feeds (`"\n"`). A block with no
+    /// `data:` field is not an event; an empty `data:` line makes an event whose data is empty.
+    public var data: String
+    /// The last event ID: the value of the latest `id:` field of the stream so far (of this block
+    /// or an earlier one), empty until there is one. It is what a reconnection sends as
+    /// `Last-Event-ID`.
+    public var id: String
+    /// The reconnection time this event's block asked for with a `retry:` field, in milliseconds;
+    /// `nil` when it had none.
+    public var retry: Int?
+
+    /// Creates an event.
+    /// - Parameters:
+    ///   - type: The event type; default `"message"`.
+    ///   - data: The event's data.
+    ///   - id: The last event ID; default none (empty).
+    ///   - retry: The reconnection time in milliseconds the event asked for, if any.
+    public init(type: String = "message", data: String, id: String = "", retry: Int? = nil) {
+        self.type = type
+        self.data = data
+        self.id = id
+        self.retry = retry
+    }
 }

@@ -90,6 +90,8 @@ public struct MediaType: Sendable, Hashable {
     public static let plainText = MediaType(type: "text", subtype: "plain")
     /// `text/*`.
     public static let anyText = MediaType(type: "text", subtype: "*")
+    /// `text/event-stream`: Server-Sent Events.
+    public static let eventStream = MediaType(type: "text", subtype: "event-stream")
 }
 
 extension MediaType: ExpressibleByStringLiteral {

@@ -42,6 +42,10 @@ public struct ResponseGate: Sendable, Hashable {
     /// so `application/problem+json` counts): the default of ``JSONParser``.
     public static let json = ResponseGate(contentTypes: [.json, .anyJSON])
 
+    /// A successful status and `text/event-stream`: the default of ``EventStreamParser`` and
+    /// ``ServerSentEventStream``.
+    public static let eventStream = ResponseGate(contentTypes: [.eventStream])
+
     /// Every status and every content type.
     public static let any = ResponseGate(statusCodes: [], contentTypes: [])
 

@@ -126,7 +126,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             }
             state.withLock { if case .transferring = $0.phase { $0.phase = .between } }
             if isCancelled { return concludeCancelled() }
-            if error.code == .cancelled { return conclude(outcome) }
+            if error.code == .cancelled || !transfer.allowsAnotherAttempt { return conclude(outcome) }
             var context = RetryContext(
                 request: adapted, error: error, attempt: attempt, earlierErrors: earlierErrors, elapsed: elapsed,
                 session: session)

@@ -30,6 +30,8 @@ import Darwin
 ///   that), and only while the client is there: one that closes the connection meanwhile is
 ///   noted as gone after B bytes (with `abandon`). `abandon=name` notes how far the response got
 ///   when the client went away.
+/// - `/events?count=N` — a `text/event-stream` of N events (see `FaultServer+Events.swift`),
+///   resumed after the request's `Last-Event-ID`, and cut, dropped or held as its options say.
 ///
 /// A TLS handshake gets a plain-HTTP answer, as from a server without TLS on that port.
 ///
@@ -46,7 +48,7 @@ final class FaultServer: @unchecked Sendable {
 
     static func byte(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset % 251) }
 
-    private static let gates = Gates()
+    static let gates = Gates()
 
     /// Lets a response held with `holdAt=B&gate=name` send the rest of its body.
     static func openGate(_ name: String) { gates.open(name) }
@@ -54,7 +56,7 @@ final class FaultServer: @unchecked Sendable {
     /// Whether the response held at gate `name` gave up waiting before the test opened it.
     static func gateTimedOut(_ name: String) -> Bool { gates.timedOut(name) }
 
-    private static let abandonments = Locked([String: Int]())
+    static let abandonments = Locked([String: Int]())
 
     /// How many body bytes a `/drip`, `/jsonlines` or `/jsonarray` response tagged
     /// `abandon=name` had sent when the client went away (a send failed, or the client closed the
@@ -74,7 +76,7 @@ final class FaultServer: @unchecked Sendable {
     }
 
     /// Named one-shot gates that a response waits at until a test opens them.
-    private final class Gates: @unchecked Sendable {
+    final class Gates: @unchecked Sendable {
         /// How a wait at a gate ended.
         enum Outcome { case opened, expired, clientLeft }
 
@@ -116,7 +118,7 @@ final class FaultServer: @unchecked Sendable {
     }
 
     /// Whether the client closed `connection` (it sends nothing after its request).
-    private static func clientLeft(_ connection: Int32) -> Bool {
+    static func clientLeft(_ connection: Int32) -> Bool {
         var byte: UInt8 = 0
         let count = recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -143,7 +145,7 @@ final class FaultServer: @unchecked Sendable {
         defer { _ = systemClose(connection) }
         var yes: Int32 = 1
         setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-        guard let target = readRequestTarget(connection), let components = URLComponents(string: target) else { return }
+        guard let (target, requestHeaders) = readRequest(connection), let components = URLComponents(string: target) else { return }
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
         func int(_ name: String, _ fallback: Int) -> Int { query[name].flatMap(Int.init) ?? fallback }
@@ -208,28 +210,13 @@ final class FaultServer: @unchecked Sendable {
                 "Content-Type": query["type"] ?? (components.path == "/jsonlines" ? "application/x-ndjson" : "application/json"),
             ]))
             let sent = min(document.count, int("cut", document.count))
-            let chunk = max(1, int("chunk", 64 * 1024))
-            let holdAt = query["gate"] == nil ? nil : query["holdAt"].flatMap(Int.init)
-            var offset = 0
-            while offset < sent {
-                var end = min(sent, offset + chunk)
-                if let holdAt, offset < holdAt { end = min(end, holdAt) }
-                guard LoopbackConnection.send(connection, document[offset..<end]) else {
-                    if let name = query["abandon"] { abandonments.withLock { $0[name] = offset } }
-                    return
-                }
-                offset = end
-                if let holdAt, let gate = query["gate"], offset == holdAt,
-                   gates.wait(gate, seconds: int("holdSeconds", 30), connection: connection) == .clientLeft {
-                    if let name = query["abandon"] { abandonments.withLock { $0[name] = offset } }
-                    return
-                }
-                if let delay = query["delayMs"].flatMap(Int.init), offset < sent { usleep(UInt32(delay * 1000)) }
-            }
+            guard sendPaced(connection, document.prefix(sent), query: query) else { return }
             if sent < document.count {
                 shutdown(connection, Int32(SHUT_WR))
                 LoopbackConnection.drain(connection)
             }
+        case "/events":
+            serveEvents(connection, query: query, lastEventID: requestHeaders["last-event-id"])
         case "/raw":
             // Exactly the head asked for: `h=Name: value` (repeatable, in order), then `sent`
             // bytes of the pattern starting at offset `from` (or the text `body`), then a close.
@@ -274,7 +261,7 @@ final class FaultServer: @unchecked Sendable {
         return Data(#"{"meta":{"count":\#(count),"items":[{"not":"these"}]},"\#(key)":\#(array),"after":{"done":true}}"#.utf8)
     }
 
-    private static func head(status: Int, headers: [String: String]) -> Data {
+    static func head(status: Int, headers: [String: String]) -> Data {
         var text = "HTTP/1.1 \(status) Fault\r\nConnection: close\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
         return Data((text + "\r\n").utf8)
@@ -290,7 +277,8 @@ final class FaultServer: @unchecked Sendable {
     }
 
 
-    private static func readRequestTarget(_ connection: Int32) -> String? {
+    /// The request target and header fields (names lowercased) of the request on `connection`.
+    private static func readRequest(_ connection: Int32) -> (target: String, headers: [String: String])? {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while received.range(of: Data("\r\n\r\n".utf8)) == nil {
@@ -304,8 +292,15 @@ final class FaultServer: @unchecked Sendable {
             }
             if received.count > 64 * 1024 { return nil }
         }
-        let requestLine = String(decoding: received.prefix { $0 != 0x0D }, as: UTF8.self)
-        return requestTarget(requestLine)
+        let head = String(decoding: received, as: UTF8.self)
+        let lines = head.components(separatedBy: "\r\n")
+        guard let target = requestTarget(lines[0]) else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (target, headers)
     }
 
     private static func requestTarget(_ requestLine: String) -> String? {

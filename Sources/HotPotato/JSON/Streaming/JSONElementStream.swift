@@ -33,7 +33,7 @@ public struct JSONElementStream<Element: Decodable & Sendable>: AsyncSequence, S
     public typealias Failure = HotPotatoError
 
     /// Makes the shared state and starts the request that feeds it.
-    let start: @Sendable () -> JSONStreamState<Element>
+    let start: @Sendable () -> ElementStreamState<JSONElementParser<Element>>
 
     /// Starts the request and returns an iterator over its elements.
     public func makeAsyncIterator() -> AsyncIterator {
@@ -44,9 +44,9 @@ public struct JSONElementStream<Element: Decodable & Sendable>: AsyncSequence, S
     public struct AsyncIterator: AsyncIteratorProtocol {
         /// Cancels the transfer when the iterator is dropped before the end.
         final class Lifetime: Sendable {
-            let state: JSONStreamState<Element>
+            let state: ElementStreamState<JSONElementParser<Element>>
 
-            init(state: JSONStreamState<Element>) {
+            init(state: ElementStreamState<JSONElementParser<Element>>) {
                 self.state = state
             }
 
@@ -57,7 +57,7 @@ public struct JSONElementStream<Element: Decodable & Sendable>: AsyncSequence, S
 
         let lifetime: Lifetime
 
-        init(state: JSONStreamState<Element>) {
+        init(state: ElementStreamState<JSONElementParser<Element>>) {
             lifetime = Lifetime(state: state)
         }
 

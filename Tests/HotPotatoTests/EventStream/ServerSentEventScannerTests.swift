@@ -5,11 +5,11 @@ import Testing
 
 /// The event-stream parser against the WHATWG rules, fed whole, at every split offset, in three
 /// pieces, and byte by byte: the events never depend on the chunking.
-@Suite struct ServerSentEventParserTests {
+@Suite struct ServerSentEventScannerTests {
     static func parse(_ chunks: [Data], maximumEventSize: Int = 1 << 20) throws -> [ServerSentEvent] {
-        var parser = ServerSentEventParser(maximumEventSize: maximumEventSize)
+        var parser = ServerSentEventScanner(maximumEventSize: maximumEventSize)
         var events: [ServerSentEvent] = []
-        for chunk in chunks { try parser.feed(chunk) { events.append($0) } }
+        for chunk in chunks { try parser.feed(chunk) { event, _ in events.append(event) } }
         parser.finish()
         return events
     }
@@ -77,10 +77,10 @@ import Testing
     }
 
     @Test func retryCountsOnlyAsDigitsAndTheIDCarriesOver() throws {
-        var parser = ServerSentEventParser()
+        var parser = ServerSentEventScanner()
         var events: [ServerSentEvent] = []
         try parser.feed(Data("retry: 10x\nretry: -5\nretry:\nid: a\ndata: 1\n\nretry: 99999999999999999999999\ndata: 2\n\n".utf8)) {
-            events.append($0)
+            event, _ in events.append(event)
         }
         #expect(events == [Self.event("1", id: "a"), Self.event("2", id: "a", retry: Int.max)])
         #expect(parser.reconnectionTime == Int.max)
@@ -95,5 +95,41 @@ import Testing
         // Many events of the limit's size each are fine: the bound is per event.
         let many = Data(String(repeating: "data: \(big)\n\n", count: 50).utf8)
         #expect(try Self.parse([many], maximumEventSize: 1000).count == 50)
+    }
+
+    @Test func eachEventSaysWhereItsBlockBeganInEveryChunking() throws {
+        // "data: a\r\n" is bytes 0-8, the blank "\r\n" 9-10; the next block (a comment, then
+        // data) begins at 11; the third after the blank line at 23.
+        let stream = Data("data: a\r\n\r\n: c\ndata: b\n\ndata: c\r\r".utf8)
+        func offsets(_ chunks: [Data]) throws -> [Int64] {
+            var scanner = ServerSentEventScanner()
+            var offsets: [Int64] = []
+            for chunk in chunks { try scanner.feed(chunk) { _, offset in offsets.append(offset) } }
+            return offsets
+        }
+        for cut in 0...stream.count {
+            #expect(try offsets([Data(stream.prefix(cut)), Data(stream.dropFirst(cut))]) == [0, 11, 24], "cut at \(cut)")
+        }
+        #expect(try offsets(stream.map { Data([$0]) }) == [0, 11, 24])
+    }
+
+    @Test func theIDAReconnectionSendsIsTheOneOfTheLastCompleteBlock() throws {
+        var scanner = ServerSentEventScanner(lastEventID: "earlier")
+        #expect(scanner.committedEventID == "earlier")
+        try scanner.feed(Data("id: 1\ndata: a\n\nid: 2\ndata: b".utf8)) { _, _ in }
+        // The block with id 2 was cut off: its id is in the buffer, not yet the stream's.
+        #expect(scanner.lastEventID == "2")
+        #expect(scanner.committedEventID == "1")
+        // A blank line commits the buffer even when its block dispatches nothing.
+        try scanner.feed(Data("\nid: 3\n\n".utf8)) { _, _ in }
+        #expect(scanner.committedEventID == "3")
+    }
+
+    @Test func anEventTooLargeSaysWhereItBegan() throws {
+        let big = String(repeating: "x", count: 600)
+        let error = expectFailure {
+            try Self.parse([Data("data: small\n\ndata: \(big)\ndata: \(big)\n\n".utf8)], maximumEventSize: 1000)
+        }
+        #expect(error?.byteOffset == 13)
     }
 }

@@ -1,12 +1,14 @@
 import Foundation
 
-/// The state a ``JSONElementStream`` shares between the transfer, which delivers the body, and
-/// the task iterating the stream: the parser, the decoded elements waiting to be taken, and the
-/// raw bytes waiting to be parsed.
+/// The state an element stream shares between the transfer, which delivers the body, and the
+/// task iterating the stream: the parser, the elements waiting to be taken, and the raw bytes
+/// waiting to be parsed. Behind ``JSONElementStream`` (JSON Lines, array elements) and
+/// ``ServerSentEventStream`` (events); the parser says what an element is
+/// (``ElementStreamParsing``).
 ///
 /// ## Holding the transfer back without blocking the wrong thread
 ///
-/// At most `capacity` decoded elements wait. When they are not taken:
+/// At most `capacity` elements wait. When they are not taken:
 /// - when the engine delivers on a thread of its own (libcurl's workers; it says so through
 ///   ``allowBlockingDeliveries()``), the transfer **waits** until there is room: libcurl stops
 ///   reading and TCP holds the rest on the server;
@@ -16,13 +18,19 @@ import Foundation
 ///   the consumer parses them as it takes elements.
 ///
 /// Either way memory stays bounded by the largest element, the buffer and `memoryLimit`.
-final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable {
+///
+/// ## Ending early
+///
+/// A parser that has read all it wants (an event stream's end marker) says so
+/// (``ElementStreamParsing/isComplete``): the stream ends normally after the elements before it,
+/// and the transfer is stopped.
+final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendable {
+    typealias Element = Parser.Element
+
     private let condition = NSCondition()
     private let capacity: Int
-    private let strategies: JSONDecodingStrategies
-    private let keyPath: String?
-
-    private var parser: IncrementalJSONParser
+    /// Guarded by `condition`, as every call to it.
+    private let parser: Parser
     private var head: ResponseHead?
 
     private var elements: [Element] = []
@@ -44,6 +52,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     private var outcome: Result<Void, HotPotatoError>?
     private var outcomeDelivered = false
 
+    /// Whether a body byte has arrived, from this attempt or an earlier one.
+    private var receivedBody = false
+
     /// Whether the transfer's deliveries may wait for room (see ``allowBlockingDeliveries()``).
     private var mayBlock = false
 
@@ -51,21 +62,26 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     private var isCancelled = false
     private var stopTransfer: (@Sendable () -> Void)?
 
-    init(
-        mode: IncrementalJSONParser.Mode, keyPath: String?, decoder: JSONDecoder, parsingOptions: JSONParsingOptions,
-        maximumElementSize: Int64, capacity: Int, memoryLimit: Int = 1024 * 1024
-    ) {
+    init(parser: Parser, capacity: Int, memoryLimit: Int = 1024 * 1024) {
+        self.parser = parser
         self.capacity = max(1, capacity)
         unparsed = SpillBuffer(memoryLimit: memoryLimit, readSize: 64 * 1024)
         self.memoryLimit = memoryLimit
-        self.keyPath = keyPath
-        strategies = JSONDecodingStrategies(decoder)
-        let path = keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
-        parser = IncrementalJSONParser(mode: mode, path: path, options: parsingOptions)
-        parser.maximumElementSize = maximumElementSize
-        parser.onElement = { [unowned self] value, position in
-            self.elements.append(try self.decode(value, at: position))
-        }
+    }
+
+    /// Whether any body byte has reached the stream: a new attempt of the call would then hand
+    /// the consumer elements it has had (see ``AttemptBoundHandler``).
+    var hasReceivedBody: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return receivedBody
+    }
+
+    /// Reads the parser's state under the lock (what an event stream needs to reconnect).
+    func withParser<T>(_ body: (Parser) -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(parser)
     }
 
     /// Sets what stops the transfer when the consumer goes away first.
@@ -92,6 +108,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
     func prepare(for head: ResponseHead) {
         condition.lock()
         self.head = head
+        parser.prepare(for: head)
         condition.unlock()
     }
 
@@ -103,7 +120,9 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         defer { resumeConsumer?() }
         condition.lock()
         defer { condition.unlock() }
+        receivedBody = true
         if isCancelled { throw Self.cancelled }
+        if let outcome { throw Self.stopping(after: outcome) }
         if mayBlock {
             while waiting >= capacity && !isCancelled && unparsed.isEmpty {
                 condition.wait()
@@ -114,6 +133,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
             // A failure here fails the transfer; the stream reports it after the elements before it.
             try parse(chunk)
             resumeConsumer = takeConsumerIfReady()
+            if let outcome { throw Self.stopping(after: outcome) }
             return
         }
         try setAside(chunk)
@@ -192,6 +212,22 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         stop?()
     }
 
+    /// Stops the transfer, from another thread: the caller holds the lock, which stopping may
+    /// need.
+    private func stopTransferSoon() {
+        guard let stop = stopTransfer else { return }
+        stopTransfer = nil
+        DispatchQueue.global().async { stop() }
+    }
+
+    /// What the handler throws to stop a transfer whose stream has already ended: its own
+    /// failure, or, once it ended early, an error the stream never reports (its outcome is
+    /// settled first).
+    private static func stopping(after outcome: Result<Void, HotPotatoError>) -> HotPotatoError {
+        if case .failure(let error) = outcome { return error }
+        return HotPotatoError(.cancelled, reason: "The stream ended before its body did.")
+    }
+
     static var cancelled: HotPotatoError {
         HotPotatoError(.cancelled, reason: "The stream was cancelled.")
     }
@@ -228,6 +264,8 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         do {
             if let block = try unparsed.takeOldest() {
                 try parse(block)
+                // Ended early: the transfer may still be running.
+                if outcome != nil { stopTransferSoon() }
                 return true
             }
             if let transferFailure {
@@ -245,10 +283,7 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
             outcome = .failure(failure)
             unparsed.removeAll()
             // The transfer may still be running: the stream has failed, so stop it.
-            if let stop = stopTransfer {
-                stopTransfer = nil
-                DispatchQueue.global().async { stop() }
-            }
+            stopTransferSoon()
             return true
         }
     }
@@ -272,21 +307,25 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
             elements.removeFirst(taken)
             taken = 0
         }
-        do {
-            try bytes.withUnsafeBytes { try parser.feed($0) }
-        } catch let error as JSONSyntaxError {
-            throw failure(error)
+        try bytes.withUnsafeBytes { buffer in
+            try parser.parse(buffer) { elements.append($0) }
         }
+        if parser.isComplete { endEarly() }
     }
 
     private func finishParser() throws {
         guard !parserFinished else { return }
-        do {
-            _ = try parser.finish()
-            parserFinished = true
-        } catch let error as JSONSyntaxError {
-            throw failure(error)
-        }
+        try parser.finish { elements.append($0) }
+        parserFinished = true
+    }
+
+    /// The parser wants no more: the stream ends after the elements waiting, and the transfer
+    /// stops (its handler's next call throws ``endedEarly``).
+    private func endEarly() {
+        guard outcome == nil else { return }
+        outcome = .success(())
+        parserFinished = true
+        unparsed.removeAll()
     }
 
     /// The waiting consumer, with its answer, when there is one to give: the caller resumes it
@@ -295,25 +334,5 @@ final class JSONStreamState<Element: Decodable & Sendable>: @unchecked Sendable 
         guard let waitingConsumer = consumer, let ready = nextIfReady() else { return nil }
         consumer = nil
         return { waitingConsumer.resume(returning: ready) }
-    }
-
-    private func decode(_ value: JSON, at position: IncrementalJSONParser.ElementPosition) throws -> Element {
-        do {
-            return try JSONValueDecoder.decode(Element.self, from: value, strategies: strategies)
-        } catch let error as DecodingError {
-            // The element's own bytes are gone by now (memory stays bounded); its value is not.
-            throw HotPotatoError.conversion(
-                .decodingFailed,
-                "Element \(position.index) does not decode as \(Element.self): \(DecodingErrorText.describe(error)) "
-                    + "(line \(position.line), column \(position.column), byte \(position.offset)).",
-                intermediate: .bytes(value.serializedData()), keyPath: keyPath, head: head, underlying: error
-            ).atElement(position.index).located(byteOffset: position.offset, line: position.line, column: position.column)
-        }
-    }
-
-    private func failure(_ error: JSONSyntaxError) -> HotPotatoError {
-        var failure = error.hotPotatoError(head: head, intermediate: nil).atElement(parser.elementsEmitted, keyPath: keyPath)
-        if error.kind == .elementTooLarge { failure.limit = parser.maximumElementSize }
-        return failure
     }
 }

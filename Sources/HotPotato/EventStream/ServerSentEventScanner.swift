@@ -18,7 +18,7 @@ import Foundation
 ///
 /// Memory is bounded by `maximumEventSize`: a line plus the data gathered for the event so far
 /// may not exceed it (``HotPotatoError/Code/bodyTooLarge``).
-struct ServerSentEventParser {
+struct ServerSentEventScanner {
     /// The bytes of the line being read.
     private var line: [UInt8] = []
     /// Whether the last byte was a CR, so that an LF right after it ends no second line.
@@ -31,33 +31,56 @@ struct ServerSentEventParser {
     private var eventType: String?
     /// The `retry:` value of the open event.
     private var retry: Int?
-    /// The last event ID, kept across events.
+    /// The last event ID buffer: set by each `id:` line, kept across events.
     private(set) var lastEventID = ""
+    /// The last event ID *string*: the buffer's value at the latest blank line, which ends a
+    /// block whether or not it dispatches an event. What a reconnection sends as
+    /// `Last-Event-ID`: an `id:` line of a block the connection cut off does not count.
+    private(set) var committedEventID = ""
+    /// The body bytes read so far.
+    private var consumed: Int64 = 0
+    /// Where the block being read began in the body: after the blank line that ended the last.
+    private var blockStart: Int64 = 0
     /// The reconnection time the stream asked for last, in milliseconds.
     private(set) var reconnectionTime: Int?
 
     let maximumEventSize: Int
 
-    init(maximumEventSize: Int = 16 * 1024 * 1024) {
+    /// - Parameters:
+    ///   - maximumEventSize: The most bytes an event (its line being read and its data so far)
+    ///   may hold.
+    ///   - lastEventID: The last event ID of the stream this one continues (a reconnection's).
+    init(maximumEventSize: Int = 16 * 1024 * 1024, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
+        self.lastEventID = lastEventID
+        committedEventID = lastEventID
         line.reserveCapacity(256)
     }
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
-    /// Reads `bytes`, calling `dispatch` with each event they complete, in order.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer, dispatch: (ServerSentEvent) throws -> Void) throws {
-        for byte in bytes {
+    /// Reads `bytes`, calling `dispatch` with each event they complete, in order, and the offset
+    /// in the body of the block it came from.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, dispatch: (ServerSentEvent, _ offset: Int64) throws -> Void) throws {
+        let base = consumed
+        consumed += Int64(bytes.count)
+        for index in bytes.indices {
+            let byte = bytes[index]
+            let offset = base + Int64(index)
             if afterCR {
                 afterCR = false
-                if byte == 0x0A { continue }
+                if byte == 0x0A {
+                    // The LF of a CRLF: a block that began at it begins after it.
+                    if blockStart == offset { blockStart += 1 }
+                    continue
+                }
             }
             switch byte {
             case 0x0D:
                 afterCR = true
-                try endLine(dispatch)
+                try endLine(at: offset, dispatch)
             case 0x0A:
-                try endLine(dispatch)
+                try endLine(at: offset, dispatch)
             default:
                 line.append(byte)
                 if checkingBOM { dropByteOrderMark() }
@@ -66,8 +89,8 @@ struct ServerSentEventParser {
         }
     }
 
-    /// Reads `data` (see ``feed(_:dispatch:)``).
-    mutating func feed(_ data: Data, dispatch: (ServerSentEvent) throws -> Void) throws {
+    /// Reads `data` (see ``feed(_:dispatch:)-(UnsafeRawBufferPointer,_)``).
+    mutating func feed(_ data: Data, dispatch: (ServerSentEvent, _ offset: Int64) throws -> Void) throws {
         try data.withUnsafeBytes { try feed($0, dispatch: dispatch) }
     }
 
@@ -95,12 +118,13 @@ struct ServerSentEventParser {
         }
     }
 
-    private mutating func endLine(_ dispatch: (ServerSentEvent) throws -> Void) throws {
+    private mutating func endLine(at offset: Int64, _ dispatch: (ServerSentEvent, Int64) throws -> Void) throws {
         // A line end settles the question of the mark: a line that began like one was not one.
         checkingBOM = false
         defer { line.removeAll(keepingCapacity: true) }
         if line.isEmpty {
             try dispatchEvent(dispatch)
+            blockStart = offset + 1
             return
         }
         if line[0] == UInt8(ascii: ":") { return }
@@ -130,7 +154,8 @@ struct ServerSentEventParser {
         }
     }
 
-    private mutating func dispatchEvent(_ dispatch: (ServerSentEvent) throws -> Void) throws {
+    private mutating func dispatchEvent(_ dispatch: (ServerSentEvent, Int64) throws -> Void) throws {
+        committedEventID = lastEventID
         defer {
             data.removeAll(keepingCapacity: true)
             eventType = nil
@@ -141,7 +166,7 @@ struct ServerSentEventParser {
         let event = ServerSentEvent(
             type: eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message",
             data: String(decoding: data, as: UTF8.self), id: lastEventID, retry: retry)
-        try dispatch(event)
+        try dispatch(event, blockStart)
     }
 
     private func tooLarge() -> HotPotatoError {
@@ -150,6 +175,7 @@ struct ServerSentEventParser {
             reason: "An event of the event stream is larger than the limit of \(maximumEventSize) bytes.")
         error.limit = Int64(maximumEventSize)
         error.byteCount = Int64(line.count + data.count)
+        error.byteOffset = blockStart
         return error
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+@testable import HotPotato
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `/events`: a `text/event-stream` of the fault server's own, for the Server-Sent Events tests.
+///
+/// The stream has events 1 through `count=N` (default 10), each `FaultServer.event(_:)`; a
+/// request with `Last-Event-ID: K` gets K+1 onwards. Options:
+/// - `perConnection=K`: this connection sends K events, then half of the next, then closes
+///   early (the declared length, or the chunked body's last chunk, never comes): a dropped
+///   connection, to be resumed with `Last-Event-ID`.
+/// - `framing=chunked` (default: `Content-Length`); `lineEnd=crlf` or `cr` (default LF);
+///   `bom=1` starts the body with a byte-order mark; `retry=R` sends `retry: R` first.
+/// - `done=1` ends with `data: [DONE]`, then keeps the connection open, its body unfinished,
+///   until the client leaves (at most 30 s), noting with `abandon=name` that it did.
+/// - `bad=I` makes event I's data invalid JSON; `pad=P` adds P spaces to each event's data.
+/// - `status=S` answers S with a JSON error body (`{"error":{"message":"token expired"}}`);
+///   `type=T` sets the Content-Type (default `text/event-stream`).
+/// - `chunk`, `delayMs`, `holdAt`, `gate`, `holdSeconds`, `abandon`: as for `/jsonlines`
+///   (see `sendPaced`), over the body bytes.
+extension FaultServer {
+    /// Event `index`: a comment, its ID, type `tick`, and its JSON data on two `data:` lines —
+    /// `{"index":I,` and `"name":"event I"}` — which join into one document.
+    static func event(_ index: Int, bad: Bool = false, pad: Int = 0, lineEnd: String = "\n") -> String {
+        let second = bad ? #""name":}"# : #""name":"event \#(index)"\#(String(repeating: " ", count: pad))}"#
+        return [": tick \(index)", "id: \(index)", "event: tick", #"data: {"index":\#(index),"#, "data: \(second)", ""]
+            .map { $0 + lineEnd }.joined()
+    }
+
+    static func serveEvents(_ connection: Int32, query: [String: String], lastEventID: String?) {
+        func int(_ name: String, _ fallback: Int) -> Int { query[name].flatMap(Int.init) ?? fallback }
+        let status = int("status", 200)
+        if status != 200 {
+            let body = Data(#"{"error":{"message":"token expired"}}"#.utf8)
+            LoopbackConnection.send(connection, head(status: status, headers: [
+                "Content-Length": String(body.count), "Content-Type": query["type"] ?? "application/json",
+            ]))
+            LoopbackConnection.send(connection, body)
+            return
+        }
+        let lineEnd = query["lineEnd"] == "crlf" ? "\r\n" : query["lineEnd"] == "cr" ? "\r" : "\n"
+        let count = int("count", 10)
+        let first = (lastEventID.flatMap(Int.init) ?? 0) + 1
+        let perConnection = query["perConnection"].flatMap(Int.init)
+        var text = query["bom"] == "1" ? "\u{FEFF}" : ""
+        if let retry = query["retry"] { text += "retry: \(retry)" + lineEnd + lineEnd }
+        var last = count
+        if let perConnection { last = min(count, first + perConnection - 1) }
+        for index in first...max(first, last) where index <= last {
+            text += event(index, bad: index == int("bad", -1), pad: int("pad", 0), lineEnd: lineEnd)
+        }
+        let dropped = perConnection != nil && last < count
+        if query["done"] == "1" && !dropped { text += "data: [DONE]" + lineEnd + lineEnd }
+        var body = Data(text.utf8)
+        // With an end marker, the body goes on (as far as its framing says) after it.
+        var declared = query["done"] == "1" ? body.count + 1_000_000 : body.count
+        if dropped {
+            // Half of the next event, then the connection ends before its declared end.
+            let next = Data(event(last + 1, lineEnd: lineEnd).utf8)
+            body += next.prefix(next.count / 2)
+            declared = body.count + next.count
+        }
+        let chunked = query["framing"] == "chunked"
+        LoopbackConnection.send(connection, head(status: 200, headers: [
+            (chunked ? "Transfer-Encoding" : "Content-Length"): chunked ? "chunked" : String(declared),
+            "Content-Type": query["type"] ?? "text/event-stream", "Cache-Control": "no-cache",
+        ]))
+        let frame: (Data) -> Data = { piece in
+            chunked ? Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8) : piece
+        }
+        guard sendPaced(connection, body, query: query, frame: frame) else { return }
+        if dropped {
+            shutdown(connection, Int32(SHUT_WR))
+            LoopbackConnection.drain(connection)
+            return
+        }
+        if query["done"] == "1" {
+            // A stream that goes on after its end marker: only the client leaving ends it.
+            LoopbackConnection.sleepUntilClosed(connection, seconds: 30)
+            if clientLeft(connection), let name = query["abandon"] { abandonments.withLock { $0[name] = body.count } }
+            return
+        }
+        if chunked { LoopbackConnection.send(connection, Data("0\r\n\r\n".utf8)) }
+    }
+}
