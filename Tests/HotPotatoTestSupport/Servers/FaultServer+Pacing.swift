@@ -7,10 +7,17 @@ import Darwin
 #endif
 
 extension FaultServer {
+    static let progress = Locked([String: Int]())
+
+    /// How many body bytes the response tagged `track=name` has sent so far (its socket accepted
+    /// them), or `nil` before the first piece.
+    static func bytesSent(_ name: String) -> Int? { progress.withLock { $0[name] } }
+
     /// Sends `body` as the query says: in `chunk=C`-byte pieces every `delayMs=D` milliseconds;
     /// with `holdAt=B&gate=G`, the first B bytes, then the rest once the test opens gate G (at
     /// most `holdSeconds=S`, 30 by default), only while the client is there. `abandon=name` notes
-    /// how far it got when the client went away. Each piece goes through `frame` (chunked
+    /// how far it got when the client went away; `track=name` notes how far it has got after each
+    /// piece (see `bytesSent(_:)`). Each piece goes through `frame` (chunked
     /// encoding wraps it). Returns whether the client was still there at the end.
     static func sendPaced(
         _ connection: Int32, _ body: Data, query: [String: String], frame: (Data) -> Data = { $0 }
@@ -29,6 +36,7 @@ extension FaultServer {
             if let holdAt, offset < holdAt { end = min(end, holdAt) }
             guard LoopbackConnection.send(connection, frame(body[offset..<end])) else { return abandoned(at: offset) }
             offset = end
+            if let name = query["track"] { progress.withLock { $0[name] = offset } }
             if let holdAt, let gate = query["gate"], offset == holdAt,
                gates.wait(gate, seconds: int("holdSeconds", 30), connection: connection) == .clientLeft {
                 return abandoned(at: offset)

@@ -95,6 +95,21 @@ import Testing
         #expect(error?.code == .truncatedBody)
     }
 
+    @Test(arguments: allEngines) func aRetryPolicyDoesNotReplayElementsAlreadyDelivered(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let whole = FaultServer.jsonLines(count: 50)
+        let cut = whole.count / 2
+        let complete = whole.prefix(cut).filter { $0 == UInt8(ascii: "\n") }.count
+        // A truncated body is transient for the policy; but the stream had parsed body bytes, so
+        // another attempt would parse the body again from its start into the same stream.
+        let session = testSession(engine: engine) { $0.retryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: 0, jitter: 0) }
+        let (events, error) = await Self.collect(
+            session.get(server.url("/jsonlines?count=50&cut=\(cut)")).streamJSONLines(of: Event.self))
+        #expect(events == Self.expected(complete))
+        #expect(error?.code == .truncatedBody)
+        #expect(error?.attempts == 1)
+    }
+
     @Test(arguments: allEngines) func truncatedArrayEndsWithAnError(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let stream = testSession(engine: engine).get(server.url("/jsonarray?count=40&key=items&cut=1500"))
