@@ -32,6 +32,7 @@ enum CommandLineParser {
         var urls: [String] = []
         var json: String??
         var wantsString = false
+        var wantsEvents = false
         var output: String?
         var index = 0
         var optionsEnded = false
@@ -72,6 +73,7 @@ enum CommandLineParser {
                     json = .some(nil)
                 }
             case "--string": wantsString = true
+            case "--events": wantsEvents = true
             case "-H", "--header":
                 let text = try value(name, inline)
                 guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
@@ -152,11 +154,12 @@ enum CommandLineParser {
             throw UsageError(urls.isEmpty ? "get needs a URL" : "get takes one URL, not \(urls.count)")
         }
         options.url = url
-        let modes = [output != nil, json != nil, wantsString].filter { $0 }.count
-        guard modes <= 1 else { throw UsageError("choose one of -o, --json and --string") }
+        let modes = [output != nil, json != nil, wantsString, wantsEvents].filter { $0 }.count
+        guard modes <= 1 else { throw UsageError("choose one of -o, --json, --string and --events") }
         if let output { options.output = .file(output) }
         if let json { options.output = .json(keyPath: json) }
         if wantsString { options.output = .string }
+        if wantsEvents { options.output = .events }
         guard options.data == nil || options.dataFile == nil else { throw UsageError("choose one of -d and --data-file") }
         if options.resume, case .file = options.output {} else if options.resume {
             throw UsageError("--continue needs -o FILE")

@@ -12,7 +12,7 @@ struct GetCommand {
     let options: GetOptions
 
     /// The signal that interrupted the download, if any (set from the watcher's thread).
-    private final class Interruption: @unchecked Sendable {
+    final class Interruption: @unchecked Sendable {
         private let lock = NSLock()
         private var number: Int32?
         private var cancel: (@Sendable () -> Void)?
@@ -102,6 +102,8 @@ struct GetCommand {
             return await finish(handled, interruption: interruption) { text in
                 Console.output(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
             }
+        case .events:
+            return await streamEvents(adjusted(request), interruption: interruption)
         }
     }
 
@@ -206,7 +208,7 @@ struct GetCommand {
 
     /// Prints what went wrong — with the server's message for a rejected response — and returns
     /// the exit status.
-    private func report(_ error: HotPotatoError) -> ExitStatus {
+    func report(_ error: HotPotatoError) -> ExitStatus {
         let (status, kind) = ExitStatus.of(error)
         // Everything below may quote the server (its message, headers, types): made safe to print.
         var text = "potato: \(kind): \(TerminalText.safe(error.reason))\n"

@@ -13,6 +13,8 @@ struct GetOptions {
         case json(keyPath: String?)
         /// Text decoded by its charset (`--string`).
         case string
+        /// Server-Sent Events, one JSON line each (`--events`).
+        case events
     }
 
     /// How progress is shown.

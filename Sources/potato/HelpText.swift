@@ -26,6 +26,10 @@ enum HelpText {
               --json [KEYPATH]     pretty-print the JSON body, or the value at KEYPATH
                                    (data.users.0.name); KEYPATH can also be given as --json=KEYPATH
               --string             print the body as text, decoded by its charset
+              --events             print a text/event-stream (Server-Sent Events) as it
+                                   arrives, one event a line as JSON: {"type":…,"id":…,
+                                   "data":…} (the data as JSON when it is JSON); with
+                                   --retry N, a dropped stream resumes with Last-Event-ID
 
         Request:
           -X, --request METHOD     the method (default GET, or POST with -d or --data-file)

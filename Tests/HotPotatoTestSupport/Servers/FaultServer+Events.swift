@@ -17,6 +17,7 @@ import Darwin
 ///   `bom=1` starts the body with a byte-order mark; `retry=R` sends `retry: R` first.
 /// - `done=1` ends with `data: [DONE]`, then keeps the connection open, its body unfinished,
 ///   until the client leaves (at most 30 s), noting with `abandon=name` that it did.
+/// - `hostile=1` sends first an event whose data would steer a terminal (ESC, CSI, an override);
 /// - `bad=I` makes event I's data invalid JSON; `pad=P` adds P spaces to each event's data.
 /// - `status=S` answers S with a JSON error body (`{"error":{"message":"token expired"}}`);
 ///   `type=T` sets the Content-Type (default `text/event-stream`).
@@ -48,6 +49,7 @@ extension FaultServer {
         let perConnection = query["perConnection"].flatMap(Int.init)
         var text = query["bom"] == "1" ? "\u{FEFF}" : ""
         if let retry = query["retry"] { text += "retry: \(retry)" + lineEnd + lineEnd }
+        if query["hostile"] == "1" { text += "data: red \u{1B}[31m, \u{9B}2J and \u{202E}reversed" + lineEnd + lineEnd }
         var last = count
         if let perConnection { last = min(count, first + perConnection - 1) }
         for index in first...max(first, last) where index <= last {
