@@ -136,3 +136,26 @@ private func readmeResilience(url: URL, token: BearerCredential, refresh: @escap
     }
     print(page.status, followed.status)
 }
+
+private struct Delta: Decodable, Sendable { let text: String }
+private struct Prompt: Encodable, Sendable { let text: String }
+
+/// README, "Server-Sent Events", and StreamingEvents.md.
+private func readmeEvents(session: Session, url: URL, prompt: Prompt) async throws {
+    for try await delta in session.post(url).body(json: prompt).streamEvents(decoding: Delta.self) {
+        print(delta.text, terminator: "")
+    }
+    for try await event in session.get(url).streamEvents(reconnection: EventStreamReconnection()) {
+        print(event.type, event.id, event.data)
+    }
+    for try await event in session.get(url).streamEvents() where event.type == "delta" {
+        print(try event.decode(Delta.self).text)
+    }
+    let summary = try await session.get(url)
+        .handled(by: EventStreamParser { event in print(event.data) })
+        .content
+    let patient = EventStreamReconnection(maximumAttempts: 10, delay: 1, reconnectsAfterEnd: false)
+    let stream = session.get(url).timeout(300).streamEvents(endMarker: "bye", reconnection: patient, bufferSize: 4)
+    for try await event in stream { print(event.data) }
+    print(summary.eventCount, summary.lastEventID)
+}

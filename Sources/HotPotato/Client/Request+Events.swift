@@ -11,7 +11,7 @@ extension Request {
     /// ```
     ///
     /// Sends `Accept: text/event-stream` unless the chain set an `Accept` of its own. Accepts
-    /// `text/event-stream` and `2xx` by default (``accepting(statusCodes:)`` and
+    /// `text/event-stream` and `2xx` by default (``accepting(statusCodes:)-(Set<Int>)`` and
     /// ``accepting(contentTypes:)`` change that). A request whose session or chain retries
     /// (``RetryPolicy``) is retried only until the stream has received its first body byte: after
     /// that, only `reconnection` starts it again, where the events left off.
