@@ -99,6 +99,24 @@ struct MemoryBoundTests {
         // reading, and TCP holds the rest on the server.
         #expect(result.peakMiB < 48, "peak \(result.peakMiB) MiB")
     }
+
+    /// Over HTTP/2 the slow handler's stream is paused once a megabyte waits for it. What the
+    /// server was already allowed to send still arrives: libcurl 7.88 grants each stream a 32 MiB
+    /// window and keeps what comes while the stream is paused (newer versions grant less). The
+    /// bound is that, above the easy path's, and far below the body's 256 MiB.
+    @Test(.enabled(if: CurlLibrary.supportsHTTP2 && CurlLibrary.supportsMultiplexing))
+    func curlSlowHandlerOverHTTP2IsBoundedByPausing() async throws {
+        let nginx = try await TestServers.nginx()
+        let tls = try #require(nginx.tls, "nginx has no TLS server: is openssl installed?")
+        let url = "https://127.0.0.1:\(tls.port)/big.bin"
+        let values = try await offThePool {
+            try runProbe([url, "100", String(Int.max), "curl"], environment: ["HOTPOTATO_PROBE_CA": tls.certificateAuthority.path])
+        }
+        let peakMiB = Double(values["peak_rss_kib"] ?? -1) / 1024
+        reportPeak("MemoryBoundTests: libcurl over HTTP/2 peak \(peakMiB) MiB")
+        #expect(values["bytes"] == NginxServer.bigFileSize)
+        #expect(peakMiB < 96, "peak \(peakMiB) MiB")
+    }
 }
 
 /// Streaming the elements of a large JSON array keeps memory bounded by the largest element, not
