@@ -98,8 +98,10 @@ extension Session {
         }
         /// ``proxy`` as set, or `nil` while it was never set.
         var proxyStorage: ProxyConfiguration?
-        /// The most transfers the curl engine runs at once, each on a thread of its own; more wait
-        /// in line. Default 32.
+        /// The most transfers the curl engine runs at once, each on a thread of its own (which
+        /// delivers to the handler; for requests multiplexed over HTTP/2, the I/O is the engine's
+        /// multi thread's), so also the most HTTP/2 streams in flight; more wait in line.
+        /// Default 32.
         public var maximumConcurrentTransfers = 32
         /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies, TLS
         /// settings; proxies are ``proxy``'s). It is copied; HotPotato sets the timeouts above on

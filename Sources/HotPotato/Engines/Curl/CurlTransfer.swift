@@ -234,6 +234,9 @@ final class CurlTransfer: @unchecked Sendable {
         return sink.receive(borrowing: bytes) ? .accepted : .aborted
     }
 
+    /// Copies the next bytes of the request body into `buffer`. On the multiplexed path this runs
+    /// on the multi thread, which must never wait: the bodies a request has today (in memory, or
+    /// a file) do not (see ``CurlMultiplexer/multiplexes(_:configuration:)`` for one that could).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if sink.isFinished { return HP_CURL_READFUNC_ABORT }
         guard let body else { return 0 }
