@@ -42,7 +42,8 @@ final class NginxFixture {
             worker_processes 2;
             error_log \(directory.path)/logs/error.log;
             pid \(directory.path)/nginx.pid;
-            events { worker_connections 1024; }
+            # nginx counts each HTTP/2 stream as a connection: 1 000 requests at once need room.
+            events { worker_connections 4096; }
             http {
                 access_log off;
                 sendfile on;

@@ -78,7 +78,10 @@ final class CurlMultiplexer: @unchecked Sendable {
     /// Does nothing once the transfer has ended.
     func stop(_ transfer: CurlTransfer) {
         guard transfer.handoff?.hasEnded == false else { return }
-        send { $0.stopping.append(transfer) }
+        // Without a multi thread, no transfer is in the multi handle (one handed over starts it).
+        send { multiplexer in
+            if multiplexer.threadRunning { multiplexer.stopping.append(transfer) }
+        }
     }
 
     /// Ends the multi thread once it has no transfer left.
