@@ -106,8 +106,7 @@ struct MemoryBoundTests {
     /// bound is that, above the easy path's, and far below the body's 256 MiB.
     @Test(.enabled(if: CurlLibrary.supportsHTTP2 && CurlLibrary.supportsMultiplexing))
     func curlSlowHandlerOverHTTP2IsBoundedByPausing() async throws {
-        let nginx = try await TestServers.nginx()
-        let tls = try #require(nginx.tls, "nginx has no TLS server: is openssl installed?")
+        let tls = try await TestServers.nginxTLS()
         let url = "https://127.0.0.1:\(tls.port)/big.bin"
         let values = try await offThePool {
             try runProbe([url, "100", String(Int.max), "curl"], environment: ["HOTPOTATO_PROBE_CA": tls.certificateAuthority.path])

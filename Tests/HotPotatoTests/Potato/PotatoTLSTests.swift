@@ -6,13 +6,9 @@ import Testing
 /// `potato --cacert FILE` trusts a certificate authority of the user's own, as curl's flag does
 /// (the curl engine only), and `-v` names the version of HTTP a response came in.
 @Suite(.needsNginx) struct PotatoTLSTests {
-    func tls() async throws -> NginxServer.TLS {
-        try #require(try await TestServers.nginx().tls, "nginx has no TLS server: is openssl installed?")
-    }
-
     @Test(.enabled(if: Session.Engine.curl.isAvailable))
     func cacertTrustsTheGivenAuthorityAndVerboseNamesTheVersion() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let nginx = try await TestServers.nginx()
         let outcome = try await PotatoProcess.run([
             "get", "https://127.0.0.1:\(tls.port)/small.json", "--cacert", tls.certificateAuthority.path, "-v", "--engine", "curl",
@@ -25,13 +21,13 @@ import Testing
 
     @Test(.enabled(if: Session.Engine.curl.isAvailable))
     func withoutCacertTheTestAuthorityIsNotTrusted() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let outcome = try await PotatoProcess.run(["get", "https://127.0.0.1:\(tls.port)/small.json", "--engine", "curl"])
         #expect(outcome.status == 7, "the TLS handshake failed: \(outcome.error)")
     }
 
     @Test func cacertNeedsAReadableFileAndTheCurlEngine() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let url = "https://127.0.0.1:\(tls.port)/small.json"
         let missing = try await PotatoProcess.run(["get", url, "--cacert", "/nonexistent/hotpotato-ca.pem"])
         #expect(missing.status == 2, "\(missing.error)")

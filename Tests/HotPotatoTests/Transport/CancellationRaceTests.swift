@@ -87,7 +87,7 @@ import Testing
     /// multi thread to remove a stream that may be completing at that moment.
     @Test(.needsCurlHTTP2) func cancellingHTTP2CallsAsTheyCompleteNeverHangs() async throws {
         try #require(!Self.hung.withLock { $0 }, "an earlier round hung")
-        let tls = try #require(try await TestServers.nginx().tls, "nginx has no TLS server: is openssl installed?")
+        let tls = try await TestServers.nginxTLS()
         let session = testSession(engine: .curl) { $0.certificateAuthorities = tls.certificateAuthority }
         try await cancelCallsAsTheyComplete(
             engine: .curl, url: URL(string: "https://127.0.0.1:\(tls.port)/small.json")!, session: session)

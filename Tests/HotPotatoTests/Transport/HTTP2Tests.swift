@@ -9,10 +9,6 @@ import Testing
 /// bodies. Every wait that could hang is bounded by a gate's or the session's timeout; no
 /// assertion depends on how fast anything runs.
 @Suite(.needsNginx, .needsCurlHTTP2) struct HTTP2Tests {
-    func tls() async throws -> NginxServer.TLS {
-        try #require(try await TestServers.nginx().tls, "nginx has no TLS server: is openssl installed?")
-    }
-
     /// A curl session of its own (its own multi handle and connections) trusting the test CA.
     func session(_ tls: NginxServer.TLS, timeout: TimeInterval = 20, configure: (inout Session.Configuration) -> Void = { _ in }) -> Session {
         testSession(engine: .curl, timeout: timeout) {
@@ -34,7 +30,7 @@ import Testing
     }
 
     @Test func aRequestOverTLSUsesHTTP2() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let response = try await session(tls).get(url(tls, "/small.json")).asJSON().response()
         #expect(response.httpVersion == .http2)
         #expect(response.head.httpVersion == .http2)
@@ -50,7 +46,7 @@ import Testing
     /// Twenty requests at once on a new session: one connection carries them all, each on a
     /// stream of its own (nginx counts twenty requests on it).
     @Test func concurrentRequestsToOneOriginShareOneConnection() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = session(tls)
         let target = url(tls, "/connection")
         let count = 20
@@ -67,7 +63,7 @@ import Testing
     /// another download over the same connection completes meanwhile, and the blocked one, once
     /// let go, still gets every byte.
     @Test func aBlockedHandlerDoesNotStallTheOtherStreams() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = session(tls)
         let holding = TestGate()
         let release = TestGate()
@@ -88,7 +84,7 @@ import Testing
     }
 
     @Test func aLargeBodyArrivesIntact() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
@@ -100,7 +96,7 @@ import Testing
     /// Cancelled midway, the stream is reset and its connection goes on carrying the session's
     /// requests.
     @Test func cancellingMidStreamKeepsTheConnection() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = session(tls) { $0.progressInterval = 0.01 }
         let before = try await connection(session, url(tls, "/connection"))
         let call = Locked<Call<Void>?>(nil)
@@ -120,7 +116,7 @@ import Testing
     /// A call cancelled while its handler holds the stream (paused, nothing more coming from
     /// libcurl) settles as cancelled, and the session's next request goes through.
     @Test func cancellingWhileTheHandlerHoldsTheStream() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = session(tls)
         let holding = TestGate()
         let release = TestGate()
@@ -140,7 +136,7 @@ import Testing
     /// The idle timeout does not run while a handler holds a multiplexed stream, as it does not
     /// while one holds an easy transfer's callback.
     @Test func aHandlerSlowerThanTheTimeoutIsNotAnIdleServer() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let response = try await session(tls, timeout: 1).get(url(tls, "/medium.bin"))
             .handled(by: GatedCounter(head: Locked(nil), reached: TestGate(), gate: nil, nap: 2.5))
             .response()
@@ -148,7 +144,7 @@ import Testing
     }
 
     @Test func theHTTP1_1OnlyPolicyUsesHTTP1_1() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = session(tls) { $0.httpVersionPolicy = .http1_1Only }
         let response = try await session.get(url(tls, "/small.json")).asJSON().response()
         #expect(response.httpVersion == .http1_1)
@@ -158,7 +154,7 @@ import Testing
     /// A server that offers HTTP/1.1 alone in ALPN gets HTTP/1.1, concurrent requests included
     /// (they waited to learn whether the first connection multiplexes, then open their own).
     @Test func aServerWithoutHTTP2FallsBackToHTTP1_1() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = session(tls)
         let target = url(tls, "/connection", port: tls.http1Port)
         let seen = try await withThrowingTaskGroup(of: HTTPVersion?.self) { group in
@@ -169,7 +165,7 @@ import Testing
     }
 
     @Test func redirectsAreFollowedOverHTTP2() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = session(tls)
         let response = try await session.get(url(tls, "/redirect/small.json")).asJSON().response()
         #expect(response.httpVersion == .http2)
@@ -182,7 +178,7 @@ import Testing
     }
 
     @Test func aRejectedStatusKeepsItsBodyOverHTTP2() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let error = await expectFailure { try await session(tls).get(url(tls, "/missing.json")).asJSON().response() }
         #expect(error?.code == .unacceptableStatus)
         #expect(error?.status == 404)
