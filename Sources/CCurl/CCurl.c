@@ -24,6 +24,38 @@ typedef int (*easy_getinfo_fn)(void *, int, ...);
 typedef void *(*slist_append_fn)(void *, const char *);
 typedef void (*slist_free_all_fn)(void *);
 typedef char *(*version_fn)(void);
+typedef void *(*version_info_fn)(int);
+typedef int (*easy_pause_fn)(void *, int);
+typedef void *(*multi_init_fn)(void);
+typedef int (*multi_cleanup_fn)(void *);
+typedef int (*multi_setopt_fn)(void *, int, ...);
+typedef int (*multi_handle_fn)(void *, void *);
+typedef int (*multi_perform_fn)(void *, int *);
+typedef int (*multi_poll_fn)(void *, void *, unsigned int, int, int *);
+typedef int (*multi_wakeup_fn)(void *);
+typedef void *(*multi_info_read_fn)(void *, int *);
+
+// The first members of curl_version_info_data, which every version has (age CURLVERSION_FIRST).
+struct version_info_prefix {
+    int age;
+    const char *version;
+    unsigned int version_num;
+    const char *host;
+    int features;
+};
+
+// struct CURLMsg: what curl_multi_info_read returns.
+struct multi_message {
+    int msg;
+    void *easy_handle;
+    union {
+        void *whatever;
+        int result;
+    } data;
+};
+
+#define CURLMSG_DONE 1
+#define CURLVERSION_FIRST 0
 
 static struct {
     global_init_fn global_init;
@@ -37,6 +69,18 @@ static struct {
     slist_append_fn slist_append;
     slist_free_all_fn slist_free_all;
     version_fn version;
+    version_info_fn version_info;
+    easy_pause_fn easy_pause;
+    multi_init_fn multi_init;
+    multi_cleanup_fn multi_cleanup;
+    multi_setopt_fn multi_setopt;
+    multi_handle_fn multi_add_handle;
+    multi_handle_fn multi_remove_handle;
+    multi_perform_fn multi_perform;
+    multi_poll_fn multi_poll;
+    multi_wakeup_fn multi_wakeup;
+    multi_info_read_fn multi_info_read;
+    int multi_available;
 } curl;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -96,9 +140,24 @@ static void load(void) {
     curl.slist_append = (slist_append_fn)symbol(library, "curl_slist_append");
     curl.slist_free_all = (slist_free_all_fn)symbol(library, "curl_slist_free_all");
     curl.version = (version_fn)symbol(library, "curl_version");
+    curl.version_info = (version_info_fn)symbol(library, "curl_version_info");
+    curl.easy_pause = (easy_pause_fn)symbol(library, "curl_easy_pause");
     if (load_error[0] != '\0') {
         return;
     }
+    // Optional: without them, every transfer uses the easy interface.
+    curl.multi_init = (multi_init_fn)dlsym(library, "curl_multi_init");
+    curl.multi_cleanup = (multi_cleanup_fn)dlsym(library, "curl_multi_cleanup");
+    curl.multi_setopt = (multi_setopt_fn)dlsym(library, "curl_multi_setopt");
+    curl.multi_add_handle = (multi_handle_fn)dlsym(library, "curl_multi_add_handle");
+    curl.multi_remove_handle = (multi_handle_fn)dlsym(library, "curl_multi_remove_handle");
+    curl.multi_perform = (multi_perform_fn)dlsym(library, "curl_multi_perform");
+    curl.multi_poll = (multi_poll_fn)dlsym(library, "curl_multi_poll");
+    curl.multi_wakeup = (multi_wakeup_fn)dlsym(library, "curl_multi_wakeup");
+    curl.multi_info_read = (multi_info_read_fn)dlsym(library, "curl_multi_info_read");
+    curl.multi_available = curl.multi_init && curl.multi_cleanup && curl.multi_setopt && curl.multi_add_handle
+        && curl.multi_remove_handle && curl.multi_perform && curl.multi_poll && curl.multi_wakeup
+        && curl.multi_info_read;
     // curl_global_init is not thread-safe; pthread_once makes this the only call.
     int code = curl.global_init(CURL_GLOBAL_ALL);
     if (code != 0) {
@@ -148,3 +207,36 @@ int hp_curl_getinfo_string(hp_curl *handle, int info, const char **value) { retu
 
 hp_curl_slist *hp_curl_slist_append(hp_curl_slist *list, const char *string) { return curl.slist_append(list, string); }
 void hp_curl_slist_free_all(hp_curl_slist *list) { curl.slist_free_all(list); }
+
+int hp_curl_features(void) {
+    if (hp_curl_load() != 0) {
+        return 0;
+    }
+    const struct version_info_prefix *info = curl.version_info(CURLVERSION_FIRST);
+    return info ? info->features : 0;
+}
+
+int hp_curl_easy_pause(hp_curl *handle, int action) { return curl.easy_pause(handle, action); }
+
+int hp_curl_multi_available(void) { return hp_curl_load() == 0 && curl.multi_available; }
+hp_curlm *hp_curl_multi_init(void) { return hp_curl_multi_available() ? curl.multi_init() : NULL; }
+int hp_curl_multi_cleanup(hp_curlm *multi) { return curl.multi_cleanup(multi); }
+int hp_curl_multi_setopt_long(hp_curlm *multi, int option, long value) { return curl.multi_setopt(multi, option, value); }
+int hp_curl_multi_add_handle(hp_curlm *multi, hp_curl *handle) { return curl.multi_add_handle(multi, handle); }
+int hp_curl_multi_remove_handle(hp_curlm *multi, hp_curl *handle) { return curl.multi_remove_handle(multi, handle); }
+int hp_curl_multi_perform(hp_curlm *multi, int *running) { return curl.multi_perform(multi, running); }
+int hp_curl_multi_poll(hp_curlm *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+int hp_curl_multi_wakeup(hp_curlm *multi) { return curl.multi_wakeup(multi); }
+
+int hp_curl_multi_next_done(hp_curlm *multi, hp_curl **handle, int *result) {
+    int queued = 0;
+    const struct multi_message *message;
+    while ((message = curl.multi_info_read(multi, &queued)) != NULL) {
+        if (message->msg == CURLMSG_DONE) {
+            *handle = message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}

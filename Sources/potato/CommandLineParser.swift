@@ -138,6 +138,12 @@ enum CommandLineParser {
                 _ = try GetOptions.proxyURL(text)
                 options.proxy = text
             case "--noproxy": options.noProxy = try value(name, inline)
+            case "--cacert":
+                let path = try value(name, inline)
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw UsageError("--cacert \"\(path)\" is not a readable file")
+                }
+                options.certificateAuthorities = path
             case "--engine":
                 switch try value(name, inline) {
                 case "curl": options.engine = .curl
@@ -166,6 +172,9 @@ enum CommandLineParser {
         }
         if options.overwrite, case .file = options.output {} else if options.overwrite {
             throw UsageError("--overwrite needs -o FILE")
+        }
+        if options.certificateAuthorities != nil, options.engine == .urlSession {
+            throw UsageError("--cacert needs the curl engine: URLSession trusts the system's certificate authorities only")
         }
         return options
     }

@@ -63,6 +63,9 @@ struct GetCommand {
         var configuration = Session.Configuration()
         if let timeout = options.timeout { configuration.requestTimeout = timeout }
         configuration.proxy = options.proxyConfiguration()
+        if let authorities = options.certificateAuthorities {
+            configuration.certificateAuthorities = URL(fileURLWithPath: authorities)
+        }
         configuration.retryPolicy = retryPolicy
         if options.verbose {
             // Every attempt, header, redirect and retry, with credentials masked and server text

@@ -52,4 +52,7 @@ struct GetOptions {
     var proxy: String?
     /// `--noproxy LIST`: hosts reached directly, in place of the environment's `no_proxy`.
     var noProxy: String?
+    /// `--cacert FILE`: a PEM file of certificate authorities to trust instead of the system's
+    /// (`Session.Configuration.certificateAuthorities`, which only the curl engine honours).
+    var certificateAuthorities: String?
 }

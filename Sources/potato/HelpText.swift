@@ -48,6 +48,9 @@ enum HelpText {
                                    does (never HTTP_PROXY)
               --noproxy LIST       hosts to reach directly, like localhost,.example.com
                                    (in place of no_proxy)
+              --cacert FILE        trust the certificate authorities in the PEM FILE instead
+                                   of the system's (curl engine only: URLSession trusts the
+                                   system's alone)
 
         Retrying (transient failures only: connection refused, lost or cut short, a timeout, an
         unknown host, 408, 429, 500, 502, 503, 504; and only GET, HEAD, PUT, DELETE, OPTIONS):
@@ -80,7 +83,8 @@ enum HelpText {
         Output:
           -v, --verbose            print each request and response with its headers (credentials
                                    masked), each redirect and retry, and the time taken, on
-                                   standard error
+                                   standard error; a response's line names its version of HTTP
+                                   (< HTTP/2 200 OK) where the engine knows it (curl's)
           -q, --quiet              no progress and no summary; errors only
               --progress STYLE     auto (default: a bar on a terminal, else a line every
                                    second), bar, lines or none

@@ -3,6 +3,7 @@
 // bound without other tests' allocations in the way.
 //
 //   hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]
+//     (with HOTPOTATO_PROBE_CA=FILE in the environment, FILE's authorities are trusted)
 //   hotpotato-probe stream-json URL KEY_PATH DELAY_MICROSECONDS_PER_ELEMENT [urlsession|curl]
 //   hotpotato-probe parallel URL COUNT [urlsession|curl]   (COUNT downloads at once, discarded)
 //
@@ -127,6 +128,10 @@ guard (4...5).contains(arguments.count), let url = URL(string: arguments[1]), le
 let engine: Session.Engine = arguments.count == 5 && arguments[4] == "curl" ? .curl : .urlSession
 var configuration = Session.Configuration()
 configuration.memoryHighWaterMark = highWaterMark
+// A certificate authority to trust, for an https URL of the tests' own servers.
+if let authorities = ProcessInfo.processInfo.environment["HOTPOTATO_PROBE_CA"] {
+    configuration.certificateAuthorities = URL(fileURLWithPath: authorities)
+}
 let session = Session(configuration: configuration, engine: engine)
 let request = session.get(url).handled(by: SlowDiscarder(delay: delay / 1_000_000))
 let done = DispatchSemaphore(value: 0)

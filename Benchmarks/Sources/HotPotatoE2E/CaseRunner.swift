@@ -45,6 +45,14 @@ enum CaseRunner {
     private static func hotPotato(_ job: String, engine: Session.Engine, url: URL, destination: URL, count: Int) async throws -> (Int64, Int) {
         var configuration = Session.Configuration()
         configuration.requestTimeout = 120
+        if job.hasSuffix("burst") {
+            // Over HTTPS, with the default limits: at most `maximumConcurrentTransfers` (32) in
+            // flight, the rest waiting in line, as AsyncHTTPClient keeps to its own.
+            configuration.httpVersionPolicy = job == "h1burst" ? .http1_1Only : .automatic
+            if let authority = ProcessInfo.processInfo.environment["HOTPOTATO_E2E_CA"] {
+                configuration.certificateAuthorities = URL(fileURLWithPath: authority)
+            }
+        }
         let session = Session(configuration: configuration, engine: engine)
         // Released after the clock stops, as the raw URLSession cases' shared session is never
         // released and curl's `time_total` ends before its clean-up.
@@ -100,15 +108,28 @@ enum CaseRunner {
                 return try await group.reduce(0, +)
             }
             return (total, count / width * width)
+        case "h2burst", "h1burst":
+            // `count` requests at once, each body parsed as `.asJSON()` gives it; every response
+            // must have come in the version the case is about.
+            let version: HTTPVersion = job == "h2burst" ? .http2 : .http1_1
+            let total = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for _ in 0..<count { group.addTask { try await smallJSON(session.get(url), version: version) } }
+                return try await group.reduce(0, +)
+            }
+            return (total, count)
         default:
             throw HarnessError("unknown HotPotato job \(job)")
         }
     }
 
-    /// Fetches a small JSON document through `.asJSON()`; its size.
-    private static func smallJSON<Handler>(_ request: Request<Handler>) async throws -> Int64 {
+    /// Fetches a small JSON document through `.asJSON()`, in `version` of HTTP when given; its
+    /// size.
+    private static func smallJSON<Handler>(_ request: Request<Handler>, version: HTTPVersion? = nil) async throws -> Int64 {
         let response = try await request.asJSON().response()
         guard response.content.arrayValue?.isEmpty == false else { throw HarnessError("empty JSON") }
+        if let version, response.httpVersion != version {
+            throw HarnessError("expected \(version), got \(response.httpVersion.map { "\($0)" } ?? "an unknown version")")
+        }
         return response.head.contentLength ?? 0
     }
 

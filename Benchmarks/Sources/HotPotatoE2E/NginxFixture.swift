@@ -5,11 +5,16 @@ import Glibc
 #endif
 
 /// nginx on 127.0.0.1 with a configuration of the harness's own in a temporary directory, serving
-/// the files the cases download. Stopped (and the directory removed) by `stop()`.
+/// the files the cases download over HTTP, and over HTTPS (HTTP/2 or HTTP/1.1) when openssl can
+/// make a certificate. Stopped (and the directory removed) by `stop()`.
 final class NginxFixture {
     let directory: URL
     let root: URL
     let port: Int
+    /// The HTTPS port, when there is one.
+    let tlsPort: Int?
+    /// The PEM file of the certificate authority that signed the HTTPS certificate.
+    let certificateAuthority: String?
     private var pid: pid_t = 0
 
     init(fileSizes: [Int], jsonBytes: Int) throws {
@@ -26,13 +31,19 @@ final class NginxFixture {
         try Self.writeJSONDocument(root.appendingPathComponent("document.json"), approximateBytes: jsonBytes)
         try Self.writeSmallJSON(root.appendingPathComponent("small.json"))
         port = try Self.freePort()
+        let tls = Self.makeTLSFiles(in: directory)
+        let securePort = tls == nil ? nil : try Self.freePort()
+        tlsPort = securePort
+        certificateAuthority = tls?.certificateAuthority
+        let tlsServer = tls.map { [root] in Self.tlsServer(port: securePort ?? 0, root: root, files: $0) } ?? ""
         let config = """
             daemon off;
             master_process on;
             worker_processes 2;
             error_log \(directory.path)/logs/error.log;
             pid \(directory.path)/nginx.pid;
-            events { worker_connections 1024; }
+            # nginx counts each HTTP/2 stream as a connection: 1 000 requests at once need room.
+            events { worker_connections 4096; }
             http {
                 access_log off;
                 sendfile on;
@@ -46,15 +57,23 @@ final class NginxFixture {
                 scgi_temp_path \(directory.path)/scgi;
                 types { application/json json; application/octet-stream bin; }
                 server { listen 127.0.0.1:\(port); root \(root.path); }
+                \(tlsServer)
             }
             """
         let configURL = directory.appendingPathComponent("nginx.conf")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
         pid = try spawnBackground(nginx, ["-c", configURL.path, "-p", directory.path])
-        guard Self.waitForPort(port) else { throw HarnessError("nginx did not start; see \(directory.path)/logs") }
+        guard Self.waitForPort(port), securePort.map(Self.waitForPort) ?? true else {
+            throw HarnessError("nginx did not start; see \(directory.path)/logs")
+        }
     }
 
     func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+
+    func httpsURL(_ name: String) throws -> String {
+        guard let tlsPort else { throw HarnessError("no HTTPS server: openssl could not make a certificate") }
+        return "https://127.0.0.1:\(tlsPort)/\(name)"
+    }
 
     static func fileName(_ size: Int) -> String { "file-\(size).bin" }
 

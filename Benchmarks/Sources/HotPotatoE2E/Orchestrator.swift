@@ -51,7 +51,7 @@ struct Orchestrator {
     }
 
     private func measure(_ spec: CaseSpec, scenario: Scenario) throws -> Sample {
-        let url = nginx.url(scenario.file)
+        let url = scenario.secure ? try nginx.httpsURL(scenario.file) : nginx.url(scenario.file)
         let destination = scratch.appendingPathComponent("download-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: destination) }
         switch spec.runner {

@@ -27,6 +27,9 @@ struct Scenario {
     let count: Int
     let unit: Unit
     let cases: [CaseSpec]
+    /// Whether the file is fetched over HTTPS (from nginx's HTTP/2 server, whose certificate
+    /// authority the cases are told of in `HOTPOTATO_E2E_CA`).
+    var secure = false
 }
 
 /// The scenarios of a run.
@@ -37,16 +40,18 @@ struct Plan {
     var parallelSize: Int
     var slowSize: Int
     var smallRequests: Int
+    /// How many small HTTPS requests are made at once in each of the HTTP/2 scenarios.
+    var concurrentRequests: [Int]
     var companions: [String: String]
 
     static func smoke(companions: [String: String]) -> Plan {
         Plan(runs: 1, sizes: [1 << 20, 8 << 20], jsonBytes: 2_000_000, parallelSize: 4 << 20, slowSize: 8 << 20,
-             smallRequests: 200, companions: companions)
+             smallRequests: 200, concurrentRequests: [16], companions: companions)
     }
 
     static func full(companions: [String: String]) -> Plan {
         Plan(runs: 5, sizes: [1 << 20, 100 << 20, 1 << 30], jsonBytes: 50_000_000, parallelSize: 64 << 20,
-             slowSize: 1 << 30, smallRequests: 2_000, companions: companions)
+             slowSize: 1 << 30, smallRequests: 2_000, concurrentRequests: [100, 1_000], companions: companions)
     }
 
     var fileSizes: [Int] { sizes + [parallelSize, slowSize] }
@@ -103,6 +108,17 @@ struct Plan {
                 count: smallRequests, unit: .requests, cases: hotPotato("small\(width)")
                     + [peer("URLSession data(from:) + JSONSerialization", "small\(width)")]
                     + companion("AsyncHTTPClient + JSONSerialization", "ahc-small\(width)")))
+        }
+        // All at once over HTTPS: HTTP/2 multiplexes them over one connection (a few past 100
+        // streams), HTTP/1.1 opens a connection each. The HTTP/1.1 row is HotPotato too, but
+        // counted as a peer, so that the HTTP/2 row gets its ratio to it.
+        for count in concurrentRequests {
+            scenarios.append(Scenario(title: "\(count) concurrent GETs of 1 KiB JSON over HTTPS", file: "small.json", count: count,
+                unit: .requests, cases: [
+                    CaseSpec(label: "HotPotato (libcurl, HTTP/2)", runner: .harness("hp-curl-h2burst"), isHotPotato: true),
+                    CaseSpec(label: "HotPotato (libcurl, HTTP/1.1)", runner: .harness("hp-curl-h1burst"), isHotPotato: false),
+                ] + companion("AsyncHTTPClient (HTTP/2) + JSONSerialization", "ahc-h2burst"),
+                secure: true))
         }
         return scenarios
     }

@@ -53,6 +53,8 @@ do {
     log("Generating files and starting nginx…")
     let nginx = try NginxFixture(fileSizes: plan.fileSizes, jsonBytes: plan.jsonBytes)
     defer { nginx.stop() }
+    // The HTTPS cases trust the fixture's certificate authority; the children inherit this.
+    if let authority = nginx.certificateAuthority { setenv("HOTPOTATO_E2E_CA", authority, 1) }
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-e2e-out-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
@@ -60,6 +62,10 @@ do {
     var sections: [(Scenario, [CaseResult])] = []
     var details = ""
     for scenario in plan.scenarios where only.map({ scenario.title.contains($0) }) ?? true {
+        if scenario.secure, nginx.tlsPort == nil {
+            log("\(scenario.title): skipped, no HTTPS server (is openssl installed?)")
+            continue
+        }
         log("\(scenario.title):")
         let results = try orchestrator.run(scenario)
         sections.append((scenario, results))

@@ -15,6 +15,8 @@
 
 /// An easy handle (CURL *).
 typedef void hp_curl;
+/// A multi handle (CURLM *).
+typedef void hp_curlm;
 /// A string list (struct curl_slist *).
 typedef void hp_curl_slist;
 
@@ -52,6 +54,32 @@ int hp_curl_getinfo_string(hp_curl *handle, int info, const char **value);
 
 hp_curl_slist *hp_curl_slist_append(hp_curl_slist *list, const char *string);
 void hp_curl_slist_free_all(hp_curl_slist *list);
+
+/// libcurl's feature bits (curl_version_info's `features`, CURL_VERSION_*), or 0 when it is not
+/// loaded.
+int hp_curl_features(void);
+/// Pauses or resumes a transfer (curl_easy_pause); `action` is a CURLPAUSE_* value.
+int hp_curl_easy_pause(hp_curl *handle, int action);
+
+// The multi interface. Loaded apart from the rest: a libcurl without curl_multi_poll (7.66) and
+// curl_multi_wakeup (7.68) still loads, and hp_curl_multi_available() then returns 0.
+
+/// Whether every multi function below is available (1) or not (0).
+int hp_curl_multi_available(void);
+hp_curlm *hp_curl_multi_init(void);
+int hp_curl_multi_cleanup(hp_curlm *multi);
+int hp_curl_multi_setopt_long(hp_curlm *multi, int option, long value);
+int hp_curl_multi_add_handle(hp_curlm *multi, hp_curl *handle);
+int hp_curl_multi_remove_handle(hp_curlm *multi, hp_curl *handle);
+int hp_curl_multi_perform(hp_curlm *multi, int *running);
+/// Waits for activity, libcurl's own timeout, `timeout_ms` or a wake-up, whichever comes first
+/// (curl_multi_poll without extra descriptors).
+int hp_curl_multi_poll(hp_curlm *multi, int timeout_ms);
+/// Makes a curl_multi_poll in progress on another thread return; callable from any thread.
+int hp_curl_multi_wakeup(hp_curlm *multi);
+/// Reads the next message of a finished transfer (curl_multi_info_read, CURLMSG_DONE only):
+/// returns 1 and sets `handle` and `result`, or returns 0 when there is none.
+int hp_curl_multi_next_done(hp_curlm *multi, hp_curl **handle, int *result);
 
 // Options (CURLoption).
 enum {
@@ -97,7 +125,13 @@ enum {
     HP_CURLOPT_TCP_KEEPALIVE = 213,
     HP_CURLOPT_XFERINFOFUNCTION = 20219,
     HP_CURLOPT_PROXY_CAINFO = 10246,
+    HP_CURLOPT_PIPEWAIT = 237,
     HP_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
+};
+
+// Multi options (CURLMoption).
+enum {
+    HP_CURLMOPT_PIPELINING = 3,
 };
 
 // Information (CURLINFO).
@@ -107,6 +141,7 @@ enum {
     HP_CURLINFO_REDIRECT_COUNT = 2097172,
     HP_CURLINFO_HTTP_CONNECTCODE = 2097174,
     HP_CURLINFO_NUM_CONNECTS = 2097178,
+    HP_CURLINFO_HTTP_VERSION = 2097198,
 };
 
 // Result codes (CURLcode).
@@ -149,12 +184,23 @@ enum {
     HP_CURLPROTO_HTTP = 1,
     HP_CURLPROTO_HTTPS = 2,
     HP_CURL_REDIR_POST_ALL = 7,
+    HP_CURL_HTTP_VERSION_1_0 = 1,
     HP_CURL_HTTP_VERSION_1_1 = 2,
+    HP_CURL_HTTP_VERSION_2_0 = 3,
+    HP_CURL_HTTP_VERSION_2TLS = 4,
+    HP_CURL_HTTP_VERSION_3 = 30,
+    HP_CURL_VERSION_HTTP2 = 1 << 16,
+    HP_CURLPIPE_MULTIPLEX = 2,
+    HP_CURLPAUSE_CONT = 0,
+    HP_CURLM_OK = 0,
     HP_CURL_SEEKFUNC_OK = 0,
     HP_CURL_SEEKFUNC_CANTSEEK = 2,
 };
 
 /// Returned by a read callback to abort the transfer.
 #define HP_CURL_READFUNC_ABORT ((size_t)0x10000000)
+/// Returned by a write callback to pause the transfer; libcurl keeps the bytes it offered and
+/// offers them again once the transfer is resumed (curl_easy_pause with CURLPAUSE_CONT).
+#define HP_CURL_WRITEFUNC_PAUSE ((size_t)0x10000001)
 
 #endif

@@ -22,4 +22,7 @@ public struct Response<Content: Sendable>: Sendable {
     public var headers: HTTPHeaders { head.headers }
     /// The URL the response came from, after redirects.
     public var url: URL? { head.url }
+    /// The version of HTTP the response came in, when the engine knows it (see
+    /// ``ResponseHead/httpVersion``).
+    public var httpVersion: HTTPVersion? { head.httpVersion }
 }

@@ -77,6 +77,12 @@ extension Session {
         /// the URLSession engine uses the system's trust store (on Linux, FoundationNetworking
         /// offers no way to change it). Certificates are always verified. Default `nil`.
         public var certificateAuthorities: URL?
+        /// Which versions of HTTP requests may use: ``HTTPVersionPolicy/automatic`` by default
+        /// (HTTP/2 over TLS where the server offers it, concurrent `https` requests to one
+        /// origin multiplexed over one connection), or ``HTTPVersionPolicy/http1_1Only``. The
+        /// curl engine follows it; the URLSession engine negotiates as its platform does (see
+        /// ``HTTPVersionPolicy``).
+        public var httpVersionPolicy: HTTPVersionPolicy = .automatic
         /// The proxies requests go through (see ``ProxyConfiguration``). Default ``ProxyConfiguration/none``:
         /// direct connections, whatever `http_proxy` and the like say — set
         /// ``ProxyConfiguration/environment(_:)`` to honour them as curl does. The curl engine
@@ -92,8 +98,10 @@ extension Session {
         }
         /// ``proxy`` as set, or `nil` while it was never set.
         var proxyStorage: ProxyConfiguration?
-        /// The most transfers the curl engine runs at once, each on a thread of its own; more wait
-        /// in line. Default 32.
+        /// The most transfers the curl engine runs at once, each on a thread of its own (which
+        /// delivers to the handler; for requests multiplexed over HTTP/2, the I/O is the engine's
+        /// multi thread's), so also the most HTTP/2 streams in flight; more wait in line.
+        /// Default 32.
         public var maximumConcurrentTransfers = 32
         /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies, TLS
         /// settings; proxies are ``proxy``'s). It is copied; HotPotato sets the timeouts above on

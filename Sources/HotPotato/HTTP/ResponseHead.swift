@@ -16,13 +16,20 @@ public struct ResponseHead: Sendable, Hashable {
     ///
     /// A `HEAD` response has no body whatever its headers say; see ``hasNoBody``.
     public var requestMethod: String?
+    /// The version of HTTP the response came in, when the engine knows it: always with the curl
+    /// engine, never with the URLSession engine (which does not say; see ``HTTPVersionPolicy``).
+    public var httpVersion: HTTPVersion?
 
     /// Creates a response head.
-    public init(status: Int, headers: HTTPHeaders = [:], url: URL? = nil, requestMethod: String? = nil) {
+    public init(
+        status: Int, headers: HTTPHeaders = [:], url: URL? = nil, requestMethod: String? = nil,
+        httpVersion: HTTPVersion? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.url = url
         self.requestMethod = requestMethod?.uppercased()
+        self.httpVersion = httpVersion
     }
 
     /// The raw `Content-Type` header value, or `nil` when absent.
@@ -110,9 +117,10 @@ public struct ResponseHead: Sendable, Hashable {
 }
 
 extension ResponseHead: CustomStringConvertible {
-    /// The status line and headers, for logs.
+    /// The status line and headers, for logs: `HTTP/2 200 OK`, or `HTTP 200 OK` when the version
+    /// is not known.
     public var description: String {
-        var text = "HTTP \(status) \(reasonPhrase)"
+        var text = "\(httpVersion.map(String.init(describing:)) ?? "HTTP") \(status) \(reasonPhrase)"
         if !headers.isEmpty { text += "\n\(headers)" }
         return text
     }

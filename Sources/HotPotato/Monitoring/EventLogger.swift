@@ -8,12 +8,16 @@ import FoundationNetworking
 ///
 /// ```
 /// [#3] > GET https://api.example.com/items (attempt 1)
-/// [#3] < HTTP 503 Service Unavailable (text/html, 190 bytes)
+/// [#3] < HTTP/2 503 Service Unavailable (text/html, 190 bytes)
 /// [#3] retrying: attempt 1 failed (unacceptableStatus, status 503); attempt 2 in 1.00 s
 /// [#3] > GET https://api.example.com/items (attempt 2)
-/// [#3] < HTTP 200 OK (application/json, 5120 bytes)
+/// [#3] < HTTP/2 200 OK (application/json, 5120 bytes)
 /// [#3] done: 200 in 1.094 s, 2 attempts
 /// ```
+///
+/// A response's line starts with its version of HTTP (`HTTP/1.1`, `HTTP/2`) when the engine
+/// knows it (``ResponseHead/httpVersion``), and with `HTTP` alone when it does not (the
+/// URLSession engine).
 ///
 /// Credentials are never written: the values of `Authorization`, `Proxy-Authorization`, `Cookie`
 /// and `Set-Cookie` read `<redacted>`, and so does a password in a URL; control characters are
@@ -80,7 +84,8 @@ public struct EventLogger: EventMonitor {
             var details: [String] = []
             if let type = head.headers["Content-Type"] { details.append(type) }
             if let length = head.contentLength { details.append("\(length) bytes") }
-            var line = "\(prefix) < HTTP \(head.status) \(head.reasonPhrase)"
+            // The version as the status line has it (`HTTP/2 200 OK`), when the engine knows it.
+            var line = "\(prefix) < \(head.httpVersion.map(String.init(describing:)) ?? "HTTP") \(head.status) \(head.reasonPhrase)"
             if !details.isEmpty { line += " (\(details.joined(separator: ", ")))" }
             var lines = [line]
             if includesHeaders {

@@ -15,10 +15,17 @@ final class NginxServer: Sendable {
     let tls: TLS?
 
     struct TLS: Sendable {
-        /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost. Its
-        /// `/downgrade` redirects (302) to the plain-HTTP `/echo/credentials`; its own
-        /// `/echo/credentials` answers with the method and `Proxy-Authorization` only.
+        /// HTTPS on this port presents a certificate for 127.0.0.1 and localhost, and offers
+        /// HTTP/2 (`h2`) as well as HTTP/1.1 in ALPN. Its `/downgrade` redirects (302) to the
+        /// plain-HTTP `/echo/credentials`; its own `/echo/credentials` answers with the method and
+        /// `Proxy-Authorization` only; `/redirect/small.json` redirects (302) to `/small.json`;
+        /// `/connection` answers with nginx's number of the connection and how many requests it
+        /// has carried (`"7 3"`), HTTP/2 streams included; `/slow/` serves the files at
+        /// `?rate=` bytes per second. Its successful responses and redirects carry the
+        /// connection's number in `X-Connection`.
         let port: UInt16
+        /// HTTPS like ``port`` (the same certificate, `/connection`), offering HTTP/1.1 only.
+        let http1Port: UInt16
         /// HTTPS on this port presents a certificate for `wrong.example` only.
         let wrongNamePort: UInt16
         /// The test CA's certificate (PEM), which signed both.
@@ -48,20 +55,34 @@ final class NginxServer: Sendable {
             .write(to: root.appendingPathComponent("small.json"))
         let port = try freeLoopbackPort()
         let tls = try? TestCertificates.make(in: directory.appendingPathComponent("tls"))
-        let tlsPorts = tls == nil ? nil : (try freeLoopbackPort(), try freeLoopbackPort())
+        let tlsPorts = tls == nil ? nil : (try freeLoopbackPort(), try freeLoopbackPort(), try freeLoopbackPort())
         var tlsServers = ""
-        if let tls, let (good, wrong) = tlsPorts {
+        if let tls, let (good, http1, wrong) = tlsPorts {
             tlsServers = """
                 server {
-                    listen 127.0.0.1:\(good) ssl;
+                    listen 127.0.0.1:\(good) ssl http2;
                     ssl_certificate \(tls.serverCertificate.path);
                     ssl_certificate_key \(tls.serverKey.path);
                     root \(root.path);
+                    add_header X-Connection $connection;
                     location = /downgrade { return 302 http://127.0.0.1:\(port)/echo/credentials; }
                     location = /echo/credentials {
                         default_type text/plain;
                         return 200 "method=$request_method\\nproxy-authorization=$http_proxy_authorization\\n";
                     }
+                    location = /redirect/small.json { return 302 /small.json; }
+                    location = /connection { default_type text/plain; return 200 "$connection $connection_requests"; }
+                    location /slow/ {
+                        alias \(root.path)/;
+                        limit_rate $arg_rate;
+                    }
+                }
+                server {
+                    listen 127.0.0.1:\(http1) ssl;
+                    ssl_certificate \(tls.serverCertificate.path);
+                    ssl_certificate_key \(tls.serverKey.path);
+                    root \(root.path);
+                    location = /connection { default_type text/plain; return 200 "$connection $connection_requests"; }
                 }
                 server {
                     listen 127.0.0.1:\(wrong) ssl;
@@ -128,8 +149,8 @@ final class NginxServer: Sendable {
             throw ServerError.didNotStart("nginx", process.logTail())
         }
         var tlsInfo: TLS?
-        if let tls, let (good, wrong) = tlsPorts, waitForPort(good, timeout: 5) {
-            tlsInfo = TLS(port: good, wrongNamePort: wrong, certificateAuthority: tls.certificateAuthority)
+        if let tls, let (good, http1, wrong) = tlsPorts, waitForPort(good, timeout: 5) {
+            tlsInfo = TLS(port: good, http1Port: http1, wrongNamePort: wrong, certificateAuthority: tls.certificateAuthority)
         }
         return NginxServer(port: port, root: root, process: process, tls: tlsInfo)
     }

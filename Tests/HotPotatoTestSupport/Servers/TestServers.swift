@@ -18,6 +18,10 @@ enum TestServers {
     private static let retryServer = StartOnce { try RetryServer() }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
+    /// nginx's HTTPS side; the test fails, saying why, where openssl could not make the test CA.
+    static func nginxTLS() async throws -> NginxServer.TLS {
+        try #require(try await nginx().tls, "nginx has no TLS server: is openssl installed?")
+    }
     static func httpbin() async throws -> HTTPBinServer { try await httpbinServer.value() }
     static func fault() async throws -> FaultServer { try await faultServer.value() }
     static func retry() async throws -> RetryServer { try await retryServer.value() }

@@ -83,6 +83,16 @@ import Testing
         try await cancelCallsAsTheyComplete(engine: engine, url: nginx.url("small.json"))
     }
 
+    /// The same on the curl engine's multiplexed path (HTTP/2 over TLS), where a cancel asks the
+    /// multi thread to remove a stream that may be completing at that moment.
+    @Test(.needsCurlHTTP2) func cancellingHTTP2CallsAsTheyCompleteNeverHangs() async throws {
+        try #require(!Self.hung.withLock { $0 }, "an earlier round hung")
+        let tls = try await TestServers.nginxTLS()
+        let session = testSession(engine: .curl) { $0.certificateAuthorities = tls.certificateAuthority }
+        try await cancelCallsAsTheyComplete(
+            engine: .curl, url: URL(string: "https://127.0.0.1:\(tls.port)/small.json")!, session: session)
+    }
+
     /// The same with bodies of unknown length (no `Content-Length`, read to the close), so the
     /// transfer cannot tell that the last byte has come and leave the task alone: the cancels
     /// reach URLSession as its tasks complete. On Linux, FoundationNetworking stopped the process
@@ -96,8 +106,8 @@ import Testing
             engine: engine, url: server.url("/raw?sent=512&h=Content-Type:%20application/octet-stream"))
     }
 
-    private func cancelCallsAsTheyComplete(engine: Session.Engine, url small: URL) async throws {
-        let session = testSession(engine: engine)
+    private func cancelCallsAsTheyComplete(engine: Session.Engine, url small: URL, session: Session? = nil) async throws {
+        let session = session ?? testSession(engine: engine)
         let succeeded = Locked(0)
         let cancelled = Locked(0)
         // The cancels are spread over `spread` microseconds, which adapts from round to round so

@@ -5,13 +5,9 @@ import Testing
 
 /// TLS is verified on both engines; the curl engine can be given a CA of its own.
 @Suite(.needsNginx) struct TLSTests {
-    func tls() async throws -> NginxServer.TLS {
-        try #require(try await TestServers.nginx().tls, "nginx has no TLS server: is openssl installed?")
-    }
-
     @Test(.enabled(if: Session.Engine.curl.isAvailable))
     func curlTrustsAGivenCertificateAuthority() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = testSession(engine: .curl) { $0.certificateAuthorities = tls.certificateAuthority }
         let json = try await session.get("https://127.0.0.1:\(tls.port)/small.json").asJSON().content
         #expect(json["name"] == "HotPotato")
@@ -21,7 +17,7 @@ import Testing
 
     @Test(arguments: allEngines)
     func unknownAuthorityIsATLSFailure(engine: Session.Engine) async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let error = await expectFailure { try await testSession(engine: engine).get("https://127.0.0.1:\(tls.port)/small.json").response() }
         #expect(error?.code == .tlsFailure, "\(error.map { "\($0)" } ?? "no error")")
         #expect(error?.head == nil)
@@ -29,7 +25,7 @@ import Testing
 
     @Test(.enabled(if: Session.Engine.curl.isAvailable))
     func wrongHostNameIsATLSFailureEvenWithTheRightAuthority() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let session = testSession(engine: .curl) { $0.certificateAuthorities = tls.certificateAuthority }
         let error = await expectFailure { try await session.get("https://127.0.0.1:\(tls.wrongNamePort)/small.json").response() }
         #expect(error?.code == .tlsFailure)
@@ -38,7 +34,7 @@ import Testing
 
     @Test(.enabled(if: Session.Engine.curl.isAvailable))
     func largeDownloadOverTLS() async throws {
-        let tls = try await tls()
+        let tls = try await TestServers.nginxTLS()
         let nginx = try await TestServers.nginx()
         let session = testSession(engine: .curl) { $0.certificateAuthorities = tls.certificateAuthority }
         let data = try await session.get("https://127.0.0.1:\(tls.port)/medium.bin").asData().content

@@ -1,14 +1,20 @@
 import CCurl
 
 /// The C callbacks given to libcurl. Each finds its ``CurlTransfer`` through the user data pointer
-/// (unretained: the transfer outlives `curl_easy_perform`).
+/// (unretained: the transfer outlives `curl_easy_perform`, and the multi handle's
+/// ``CurlMultiplexer`` holds it while its handle is added).
 enum CurlCallbacks {
     static let write: hp_curl_data_callback = { buffer, size, count, userdata in
         guard let buffer, let userdata else { return 0 }
         let length = size * count
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        // Returning anything but `length` makes libcurl abort with CURLE_WRITE_ERROR.
-        return transfer.receiveBody(UnsafeRawBufferPointer(start: UnsafeRawPointer(buffer), count: length)) ? length : 0
+        // Returning anything but `length` (or CURL_WRITEFUNC_PAUSE) makes libcurl abort with
+        // CURLE_WRITE_ERROR.
+        switch transfer.receiveBody(UnsafeRawBufferPointer(start: UnsafeRawPointer(buffer), count: length)) {
+        case .accepted: return length
+        case .paused: return HP_CURL_WRITEFUNC_PAUSE
+        case .aborted: return 0
+        }
     }
 
     static let header: hp_curl_data_callback = { buffer, size, count, userdata in

@@ -4,18 +4,26 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The libcurl engine: a bounded pool of worker threads, each performing one transfer at a time
-/// with an easy handle of its own (`curl_easy_perform`), handlers fed synchronously from
-/// libcurl's callbacks.
+/// The libcurl engine: a bounded pool of worker threads, each running one transfer at a time,
+/// on one of two paths (``CurlMultiplexer/multiplexes(_:configuration:)`` chooses):
 ///
-/// Why a pool of easy handles rather than one multi handle on a dedicated thread: with the easy
-/// interface, a slow handler blocks only its own transfer's callback — which is exactly the
-/// backpressure wanted — while on a shared multi thread it would stall every other transfer, or
-/// need each chunk handed to another thread and the handle paused and resumed around it. Easy
-/// handles are kept after use and reset for the next request, so their connections and DNS
-/// entries are reused (keep-alive).
+/// - **Easy**: the worker performs the transfer with an easy handle of its own
+///   (`curl_easy_perform`), handlers fed synchronously from libcurl's callbacks. A slow handler
+///   blocks only its own transfer's callback — which is exactly the backpressure wanted. Easy
+///   handles are kept after use and reset for the next request, so their connections and DNS
+///   entries are reused (keep-alive). Plain `http`, proxied requests, and every request under
+///   ``HTTPVersionPolicy/http1_1Only`` (or with a libcurl without HTTP/2) go this way.
+/// - **Multiplexed**: `https` requests, when HTTP/2 is allowed and available, join the engine's
+///   one multi handle (``CurlMultiplexer``), whose thread does the I/O of all of them, so that
+///   concurrent requests to one origin share one HTTP/2 connection. The worker delivers the
+///   transfer's events to its handler and may block in it; a stream whose handler falls behind
+///   is paused rather than stall the others.
+///
+/// ``Session/Configuration/maximumConcurrentTransfers`` bounds both together: a multiplexed
+/// transfer holds its worker too.
 final class CurlEngine: TransportEngine, @unchecked Sendable {
     private let configuration: Session.Configuration
+    private let multiplexer: CurlMultiplexer
     private let condition = NSCondition()
 
     // Guarded by `condition`.
@@ -35,13 +43,16 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
+        multiplexer = CurlMultiplexer(idleHandleLimit: configuration.maximumConcurrentTransfers)
     }
 
     func start(
         _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
+        let multiplexed = CurlMultiplexer.multiplexes(request, configuration: configuration)
         let transfer = CurlTransfer(
-            request: request, bodyFile: bodyFile, sink: sink, configuration: configuration, redirects: redirects)
+            request: request, bodyFile: bodyFile, sink: sink, configuration: configuration, redirects: redirects,
+            multiplexed: multiplexed)
         condition.lock()
         if invalidated {
             condition.unlock()
@@ -54,12 +65,17 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if spawn { startWorker() }
-        // Stopping needs no call into libcurl: every callback checks whether the call is settled
-        // and aborts the transfer if it is; a transfer still waiting in line is skipped.
-        return {}
+        // Stopping an easy transfer needs no call into libcurl: every callback checks whether the
+        // call is settled and aborts the transfer if it is; a transfer still waiting in line is
+        // skipped. A multiplexed one may be paused, with no callback to come: the multi thread
+        // removes it.
+        guard multiplexed else { return {} }
+        return { [multiplexer] in multiplexer.stop(transfer) }
     }
 
-    /// Each transfer runs on a worker thread of the engine's own, which a handler may block.
+    /// Each transfer's events are delivered on a worker thread of the engine's own, which a
+    /// handler may block: on the easy path it holds the transfer's callback, on the multiplexed
+    /// path it pauses that transfer's stream alone.
     var deliveriesMayBlock: Bool { true }
 
     func invalidate(cancellingTransfers: Bool) {
@@ -73,6 +89,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
         condition.unlock()
         for transfer in cancelled { transfer.sink.cancel() }
         for handle in handles { hp_curl_easy_cleanup(handle) }
+        multiplexer.invalidate()
     }
 
     private func startWorker() {
@@ -83,6 +100,12 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
 
     private func work() {
         while let (transfer, reusedHandle) = nextTransfer() {
+            if transfer.handoff != nil {
+                let ending = multiplexer.run(transfer)
+                finished(transfer, handle: nil)
+                transfer.report(ending)
+                continue
+            }
             guard let handle = reusedHandle ?? hp_curl_easy_init() else {
                 transfer.sink.fail(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))
                 finished(transfer, handle: nil)
@@ -105,7 +128,8 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
                 pending.removeFirst()
                 guard !transfer.sink.isFinished else { continue }
                 running.append(transfer)
-                return (transfer, idleHandles.popLast())
+                // A multiplexed transfer gets its handle from the multi thread.
+                return (transfer, transfer.handoff == nil ? idleHandles.popLast() : nil)
             }
             if invalidated {
                 workers -= 1

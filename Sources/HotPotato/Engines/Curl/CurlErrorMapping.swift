@@ -30,6 +30,10 @@ enum CurlErrorMapping {
         case Int32(HP_CURLE_RECV_ERROR), Int32(HP_CURLE_SEND_ERROR), Int32(HP_CURLE_GOT_NOTHING):
             // The driver adds how much of the declared length arrived.
             return error(.connectionLost, "The connection was lost")
+        case Int32(HP_CURLE_HTTP2_STREAM):
+            // The server reset the request's HTTP/2 stream, or its connection ended under it: for
+            // that request, what a lost connection is for HTTP/1.1 (and as transient).
+            return error(.connectionLost, "The HTTP/2 stream was reset")
         case Int32(HP_CURLE_SSL_CONNECT_ERROR), Int32(HP_CURLE_PEER_FAILED_VERIFICATION),
              Int32(HP_CURLE_SSL_CERTPROBLEM), Int32(HP_CURLE_SSL_CIPHER), Int32(HP_CURLE_SSL_CACERT_BADFILE),
              Int32(HP_CURLE_SSL_ISSUER_ERROR), Int32(HP_CURLE_SSL_PINNEDPUBKEYNOTMATCH),

@@ -20,6 +20,14 @@ enum CurlLibrary {
         return String(cString: version)
     }
 
+    /// Whether the loaded libcurl can speak HTTP/2 (built with nghttp2: its `CURL_VERSION_HTTP2`
+    /// feature bit).
+    static let supportsHTTP2: Bool = isAvailable && hp_curl_features() & Int32(HP_CURL_VERSION_HTTP2) != 0
+
+    /// Whether the loaded libcurl has the multi interface functions the multiplexed path needs
+    /// (`curl_multi_poll`, 7.66, and `curl_multi_wakeup`, 7.68, among them).
+    static let supportsMultiplexing: Bool = isAvailable && hp_curl_multi_available() != 0
+
     static func describe(_ code: Int32) -> String {
         String(cString: hp_curl_easy_strerror(code))
     }

@@ -31,12 +31,14 @@ extension CurlTransfer {
 
         string(Int32(HP_CURLOPT_URL), url)
         long(Int32(HP_CURLOPT_NOSIGNAL), 1)
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), errorBuffer)
+        configureHTTPVersion(handle)
         long(Int32(HP_CURLOPT_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))
         long(Int32(HP_CURLOPT_TCP_KEEPALIVE), 1)
         long(Int32(HP_CURLOPT_BUFFERSIZE), Self.receiveBufferSize)
 
         // Redirects: never followed by libcurl (its default, set again here on purpose), which
-        // would keep a custom method and some headers; `perform(on:)` follows them with
+        // would keep a custom method and some headers; `conclude(_:)` follows them with
         // RedirectPolicy, one request per perform.
         long(Int32(HP_CURLOPT_FOLLOWLOCATION), 0)
 
@@ -87,6 +89,17 @@ extension CurlTransfer {
 
         try configureMethodAndBody(handle, userdata: userdata)
         return try headerList(handle)
+    }
+
+    /// The versions of HTTP the request may use, from the configuration's
+    /// ``HTTPVersionPolicy``: HTTP/2 over TLS (ALPN) when allowed and the loaded libcurl has it,
+    /// HTTP/1.1 otherwise. A multiplexed request waits for a connection to the same origin that
+    /// is being set up to learn whether it multiplexes, rather than open one of its own
+    /// (`CURLOPT_PIPEWAIT`).
+    private func configureHTTPVersion(_ handle: UnsafeMutableRawPointer) {
+        let http2 = configuration.httpVersionPolicy.allowsHTTP2 && CurlLibrary.supportsHTTP2
+        hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HTTP_VERSION), Int(http2 ? HP_CURL_HTTP_VERSION_2TLS : HP_CURL_HTTP_VERSION_1_1))
+        if handoff != nil { hp_curl_setopt_long(handle, Int32(HP_CURLOPT_PIPEWAIT), 1) }
     }
 
     private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, userdata: UnsafeMutableRawPointer) throws(HotPotatoError) {

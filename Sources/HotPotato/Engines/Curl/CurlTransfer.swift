@@ -4,15 +4,22 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One request performed with libcurl's easy interface on a worker thread of ``CurlEngine``.
+/// One request performed with libcurl on behalf of ``CurlEngine``, on one of its two paths.
 ///
-/// libcurl's callbacks run on that thread, inside `curl_easy_perform`, and hand everything to the
-/// ``TransferSink`` synchronously: the head once the final response's headers are complete, each
-/// body chunk as it is received, then the end or the failure. A handler that
-/// takes its time holds the callback, libcurl stops reading the socket, and TCP flow control
-/// slows the sender: nothing piles up in memory. Returning 0 from a callback (or non-zero from the
-/// progress callback) aborts the transfer, which is how a rejection, a handler failure or a
-/// cancellation stops it.
+/// **The easy path** (``perform(on:)``): a worker thread runs `curl_easy_perform`, and libcurl's
+/// callbacks, on that thread, hand everything to the ``TransferSink`` synchronously: the head
+/// once the final response's headers are complete, each body chunk as it is received, then the
+/// end or the failure. A handler that takes its time holds the callback, libcurl stops reading
+/// the socket, and TCP flow control slows the sender: nothing piles up in memory.
+///
+/// **The multiplexed path** (``handoff`` set; see ``CurlMultiplexer``): the handle joins the
+/// engine's multi handle, whose thread runs the callbacks; they queue the same events in the
+/// ``CurlHandoff`` instead, which a worker thread delivers to the sink, and a stream whose worker
+/// falls behind is paused. Everything of the transfer but the handoff is then touched only on the
+/// multi thread.
+///
+/// Either way, returning 0 from a callback (or non-zero from the progress callback) aborts the
+/// transfer, which is how a rejection, a handler failure or a cancellation stops it.
 ///
 /// libcurl does not follow redirects itself: ``RedirectPolicy`` decides at each final head, the
 /// redirect's body is read and dropped (never given to the sink), and the next request runs on
@@ -24,14 +31,21 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var bodyFile: URL?
     let sink: any TransferSink
     let configuration: Session.Configuration
-    private let redirectPolicy: RedirectPolicy
+    let redirectPolicy: RedirectPolicy
+    /// Where the callbacks queue the events of a multiplexed transfer; `nil` on the easy path,
+    /// where they call the sink themselves.
+    let handoff: CurlHandoff?
 
-    // Touched only on the worker thread, inside `perform(on:)`.
-    private var handle: UnsafeMutableRawPointer?
+    // Touched only by the thread performing the transfer: the worker inside `perform(on:)`, or the
+    // multi thread.
+    /// The handle the transfer is performed on, while it is.
+    private(set) var handle: UnsafeMutableRawPointer?
+    /// The header list of the request being sent, freed when its perform ends.
+    private var headerList: UnsafeMutableRawPointer?
     /// The header fields of the response being received, in order; room for a typical head is
     /// made once per transfer.
-    private var responseFields: [HTTPHeaders.Field] = []
-    private var headDelivered = false
+    var responseFields: [HTTPHeaders.Field] = []
+    var headDelivered = false
     /// The URL of the request being sent, as given to libcurl; set by `configure(_:)`.
     var urlText: String?
     /// The request body being sent, if any; set by `configure(_:)`.
@@ -39,21 +53,23 @@ final class CurlTransfer: @unchecked Sendable {
     /// The idle timeout, in nanoseconds; set by `configure(_:)`.
     var idleLimit: UInt64 = .max
     /// When bytes last moved either way, or a callback that had held the transfer returned.
-    private var lastActivity: UInt64 = 0
+    var lastActivity: UInt64 = 0
     /// The byte counts of the last progress call, to tell activity from waiting.
     private var progressCounts: (downloaded: Int64, uploaded: Int64) = (0, 0)
     /// Whether the transfer was stopped for being idle longer than the timeout.
     private var idleTimedOut = false
-    private var errorBuffer = [CChar](repeating: 0, count: Int(HP_CURL_ERROR_SIZE))
+    /// libcurl's error message of the last perform (`CURLOPT_ERRORBUFFER`); it lives as long as
+    /// the transfer, so that a multiplexed perform can write to it between calls.
+    let errorBuffer: UnsafeMutablePointer<CChar>
     /// When the first request started, for the resource timeout, which spans every redirect.
     private(set) var startTime: UInt64 = 0
     /// How many redirects this transfer has followed.
-    private var redirectsFollowed = 0
+    var redirectsFollowed = 0
     /// The request to send next, once the current response's head has turned out to be a
     /// redirect the policy follows; its body is then dropped.
-    private var pendingRedirect: (request: URLRequest, keepsBody: Bool)?
+    var pendingRedirect: (request: URLRequest, keepsBody: Bool)?
     /// Why the current response's redirect cannot be followed, when the policy refused it.
-    private var redirectFailure: HotPotatoError?
+    var redirectFailure: HotPotatoError?
     /// The body bytes of the redirect being dropped so far.
     private var droppedRedirectBytes = 0
 
@@ -61,16 +77,24 @@ final class CurlTransfer: @unchecked Sendable {
     /// reused; a longer body is abandoned, and its connection with it.
     static let redirectBodyLimit = 64 * 1024
 
+    /// Creates a transfer for the easy path, or, with `multiplexed`, for the multi handle.
     init(
         request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration,
-        redirects: RedirectPolicy
+        redirects: RedirectPolicy, multiplexed: Bool = false
     ) {
         self.request = request
         self.bodyFile = bodyFile
         self.sink = sink
         self.configuration = configuration
         redirectPolicy = redirects
+        handoff = multiplexed ? CurlHandoff() : nil
+        errorBuffer = .allocate(capacity: Int(HP_CURL_ERROR_SIZE))
+        errorBuffer.initialize(to: 0)
         responseFields.reserveCapacity(16)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
     }
 
     /// How a transfer ended, to be reported to the sink once the handle is back in the pool.
@@ -82,47 +106,76 @@ final class CurlTransfer: @unchecked Sendable {
         case endedEarly(HotPotatoError)
     }
 
-    /// Performs the request on `handle`, which was reset by the caller and may hold a live
-    /// connection from an earlier request, then each redirect the policy follows on the same
-    /// handle. The final head and body go to the sink as they arrive; the ending is returned so
-    /// the engine can put the handle back before reporting it, and the next request finds the
-    /// connection free.
+    /// Performs the request on `handle` with the easy interface, which was reset by the caller
+    /// and may hold a live connection from an earlier request, then each redirect the policy
+    /// follows on the same handle. The final head and body go to the sink as they arrive; the
+    /// ending is returned so the engine can put the handle back before reporting it, and the next
+    /// request finds the connection free.
     func perform(on handle: UnsafeMutableRawPointer) -> Ending {
         guard !sink.isFinished else { return .settled }
-        self.handle = handle
-        defer { self.handle = nil }
-        startTime = DispatchTime.now().uptimeNanoseconds
+        do {
+            try begin(on: handle)
+        } catch {
+            return .failure(error)
+        }
         while true {
-            let result: Int32
-            do {
-                result = try performOnce(on: handle)
-            } catch {
-                return .failure(error)
-            }
-            guard let next = pendingRedirect, shouldFollow(after: result) else {
-                return ending(for: result)
-            }
-            // The next hop: the same handle, reset (its connections stay alive) and configured
-            // anew for the redirect's request.
-            request = next.request
-            if !next.keepsBody { bodyFile = nil }
-            redirectsFollowed += 1
-            hp_curl_easy_reset(handle)
-            resetForNextResponse()
+            if let ending = conclude(hp_curl_easy_perform(handle)) { return ending }
         }
     }
 
-    /// Configures `handle` for ``request`` and performs it once.
-    private func performOnce(on handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> Int32 {
-        var headerList: UnsafeMutableRawPointer?
-        defer { if let headerList { hp_curl_slist_free_all(headerList) } }
-        headerList = try configure(handle)
-        lastActivity = DispatchTime.now().uptimeNanoseconds
-        return errorBuffer.withUnsafeMutableBufferPointer { buffer in
-            hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), buffer.baseAddress)
-            defer { hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), nil) }
-            return hp_curl_easy_perform(handle)
+    /// Configures `handle` for ``request``, the first or the next after a redirect, so that it
+    /// can be performed: by `curl_easy_perform`, or by the multi handle. When it throws, the
+    /// transfer no longer holds the handle.
+    func begin(on handle: UnsafeMutableRawPointer) throws(HotPotatoError) {
+        if startTime == 0 { startTime = DispatchTime.now().uptimeNanoseconds }
+        self.handle = handle
+        do {
+            headerList = try configure(handle)
+        } catch {
+            end()
+            throw error
         }
+        lastActivity = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// After a perform that ended with `result`: the ending, or `nil` when a redirect is to be
+    /// followed, and the handle has been reset and configured for it by ``begin(on:)``.
+    func conclude(_ result: Int32) -> Ending? {
+        guard let handle else { return .settled }
+        guard let next = pendingRedirect, shouldFollow(after: result) else {
+            let ending = ending(for: result)
+            end()
+            return ending
+        }
+        // The next hop: the same handle, reset (its connections stay alive) and configured
+        // anew for the redirect's request.
+        end()
+        request = next.request
+        if !next.keepsBody { bodyFile = nil }
+        redirectsFollowed += 1
+        hp_curl_easy_reset(handle)
+        resetForNextResponse()
+        do {
+            try begin(on: handle)
+        } catch {
+            return .failure(error)
+        }
+        return nil
+    }
+
+    /// The ending of a transfer the engine stopped (it was cancelled or its handler said stop),
+    /// as a callback that aborts it would have.
+    func stopped() -> Ending {
+        let ending = handle == nil ? .settled : ending(for: Int32(HP_CURLE_WRITE_ERROR))
+        end()
+        return ending
+    }
+
+    /// Frees what the request just performed needed, and forgets its handle.
+    func end() {
+        if let headerList { hp_curl_slist_free_all(headerList) }
+        headerList = nil
+        handle = nil
     }
 
     /// Whether to send the pending redirect after a perform that ended with `result`: unless the
@@ -153,59 +206,37 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    // MARK: - Callbacks (worker thread)
+    // MARK: - Callbacks (the thread performing the transfer)
 
-    /// Takes one header line as libcurl hands it over (status line, field, folded continuation,
-    /// or the empty line that ends a block, each with its CRLF). Parsed byte by byte: a field's
-    /// name and value lose the spaces and tabs around them (RFC 9110's optional whitespace), and
-    /// are decoded as UTF-8, invalid bytes replaced.
-    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        // Delivering the head runs the handler's gate, which may take its time: the idle clock
-        // starts again once it returns.
-        defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
-        if headDelivered || pendingRedirect != nil { return true }  // trailers
-        if Self.startsWithHTTPSlash(bytes) {
-            // A status line: a new header block (a 1xx's, a redirect's, or the final one).
-            responseFields.removeAll(keepingCapacity: true)
-            return true
-        }
-        let line = Self.trimming(bytes, where: { $0 == 0x0D || $0 == 0x0A })
-        if line.isEmpty {
-            return endOfHeaderBlock()
-        }
-        if ASCII.isWhitespace(line[line.startIndex]) {
-            // An obsolete folded continuation line.
-            if let last = responseFields.popLast() {
-                let more = Self.text(Self.trimming(line, where: ASCII.isWhitespace))
-                responseFields.append(HTTPHeaders.Field(name: last.name, value: last.value + " " + more))
-            }
-            return true
-        }
-        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            let name = Self.trimming(line[line.startIndex..<colon], where: ASCII.isWhitespace)
-            let value = Self.trimming(line[(colon + 1)...], where: ASCII.isWhitespace)
-            if !name.isEmpty { responseFields.append(HTTPHeaders.Field(name: Self.text(name), value: Self.text(value))) }
-        }
-        return true
+    /// What the write callback tells libcurl.
+    enum BodyDisposition {
+        case accepted
+        /// Held back: the multiplexed stream pauses, and libcurl offers the bytes again later.
+        case paused
+        case aborted
     }
 
-    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        // A slow handler holds this callback (that is the backpressure); the server is not idle
-        // meanwhile, so the idle clock starts again once the handler returns.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
+        // A slow handler holds this callback on the easy path (that is the backpressure); the
+        // server is not idle meanwhile, so the idle clock starts again once the handler returns.
         defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
-        if sink.isFinished { return false }
+        if sink.isFinished { return .aborted }
         if pendingRedirect != nil {
             // A redirect's body is never the content: drop it, reading a short one to the end so
             // that its connection can carry the next request.
             droppedRedirectBytes += bytes.count
-            return droppedRedirectBytes <= Self.redirectBodyLimit
+            return droppedRedirectBytes <= Self.redirectBodyLimit ? .accepted : .aborted
         }
         if !headDelivered {
-            guard deliverHead() else { return false }
+            guard deliverHead() else { return .aborted }
         }
-        return sink.receive(borrowing: bytes)
+        if let handoff { return handoff.offer(bytes) ? .accepted : .paused }
+        return sink.receive(borrowing: bytes) ? .accepted : .aborted
     }
 
+    /// Copies the next bytes of the request body into `buffer`. On the multiplexed path this runs
+    /// on the multi thread, which must never wait: the bodies a request has today (in memory, or
+    /// a file) do not (see ``CurlMultiplexer/multiplexes(_:configuration:)`` for one that could).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if sink.isFinished { return HP_CURL_READFUNC_ABORT }
         guard let body else { return 0 }
@@ -221,7 +252,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed), or when
-    /// no byte has moved either way for longer than the idle timeout.
+    /// no byte has moved either way for longer than the idle timeout. A multiplexed transfer
+    /// whose events wait for their worker is not idle, as an easy one whose handler holds the
+    /// callback is not.
     ///
     /// libcurl calls this at least about once a second while it waits, so an idle transfer stops
     /// within about a second of its timeout; libcurl's own low-speed check, which averages over
@@ -229,7 +262,8 @@ final class CurlTransfer: @unchecked Sendable {
     func shouldContinue(downloaded: Int64, uploaded: Int64) -> Bool {
         if sink.isFinished { return false }
         let now = DispatchTime.now().uptimeNanoseconds
-        if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded {
+        if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded
+            || handoff?.isWaitingForDelivery == true {
             progressCounts = (downloaded, uploaded)
             lastActivity = now
             return true
@@ -243,29 +277,14 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: - Private
 
-    /// At the end of a header block: a 1xx is skipped; a redirect the policy follows becomes the
-    /// pending redirect; any other response is the final one, and its head goes to the sink.
-    private func endOfHeaderBlock() -> Bool {
-        let head = currentHead()
-        if (100..<200).contains(head.status) { return true }
-        do {
-            pendingRedirect = try redirectPolicy.nextRequest(after: request, response: head, redirectsFollowed: redirectsFollowed)
-        } catch {
-            redirectFailure = error
-            return false
-        }
-        if pendingRedirect != nil { return true }
-        return deliverHead(head)
-    }
-
-    /// The head of the response being received, as the sink and the redirect policy see it.
-    private func currentHead() -> ResponseHead {
-        ResponseHead(status: responseCode(), headers: HTTPHeaders(responseFields), url: effectiveURL(), requestMethod: request.httpMethod ?? "GET")
-    }
-
-    private func deliverHead(_ head: ResponseHead? = nil) -> Bool {
+    /// Hands the head over: to the sink, or to the handoff (whose worker tells the multi thread
+    /// if the sink says stop).
+    func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
-        return sink.receive(head: head ?? currentHead())
+        let head = head ?? currentHead()
+        guard let handoff else { return sink.receive(head: head) }
+        handoff.push(.head(head))
+        return true
     }
 
     private func ending(for result: Int32) -> Ending {
@@ -296,50 +315,8 @@ final class CurlTransfer: @unchecked Sendable {
         if !headDelivered, let handle, let refusal = refusedTunnelHead(handle) {
             return deliverHead(refusal) ? .end : .settled
         }
-        let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let detail = String(cString: errorBuffer)
         let message = detail.isEmpty ? CurlLibrary.describe(result) : detail
         return CurlErrorMapping.map(code: result, message: message)
-    }
-
-    private func responseCode() -> Int {
-        var code = 0
-        if let handle { hp_curl_getinfo_long(handle, Int32(HP_CURLINFO_RESPONSE_CODE), &code) }
-        return code
-    }
-
-    /// The URL that answered: libcurl's effective URL, which is the request's own unless libcurl
-    /// normalised it (it follows no redirect itself), so it is parsed only when it differs.
-    private func effectiveURL() -> URL? {
-        var pointer: UnsafePointer<CChar>?
-        guard let handle, hp_curl_getinfo_string(handle, Int32(HP_CURLINFO_EFFECTIVE_URL), &pointer) == 0,
-              let pointer else { return request.url }
-        if let sent = urlText, sent.withCString({ strcmp($0, pointer) == 0 }) { return request.url }
-        return URL(string: String(cString: pointer)) ?? request.url
-    }
-}
-
-extension CurlTransfer {
-    /// Whether a header line is a status line (`HTTP/1.1 200 OK`).
-    fileprivate static func startsWithHTTPSlash(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T")
-            && bytes[2] == UInt8(ascii: "T") && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")
-    }
-
-    /// `bytes` without the leading and trailing bytes that `drop` matches.
-    fileprivate static func trimming(_ bytes: Slice<UnsafeRawBufferPointer>, where drop: (UInt8) -> Bool) -> Slice<UnsafeRawBufferPointer> {
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end, drop(bytes[start]) { start += 1 }
-        while end > start, drop(bytes[end - 1]) { end -= 1 }
-        return bytes[start..<end]
-    }
-
-    fileprivate static func trimming(_ bytes: UnsafeRawBufferPointer, where drop: (UInt8) -> Bool) -> Slice<UnsafeRawBufferPointer> {
-        trimming(bytes[...], where: drop)
-    }
-
-    /// The bytes as UTF-8 text, invalid sequences replaced.
-    fileprivate static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: bytes), as: UTF8.self)
     }
 }
