@@ -34,6 +34,11 @@ final class NginxServer: Sendable {
 
     /// The size of `big.bin`: 256 MiB.
     static let bigFileSize = 256 * 1024 * 1024
+    /// How many events `events.sse` holds: `FaultServer.event(_:pad:)` 1 through this, each
+    /// padded with ``eventPadding`` spaces (about 6 MB), served as `text/event-stream`.
+    static let eventCount = 3_000
+    static let eventPadding = 2_000
+
     /// The size of `medium.bin`: 8 MiB.
     static let mediumFileSize = 8 * 1024 * 1024
 
@@ -53,6 +58,8 @@ final class NginxServer: Sendable {
         try writePatternFile(root.appendingPathComponent("medium.bin"), size: mediumFileSize)
         try Data(#"{"name":"HotPotato","items":[1,2,3],"nested":{"ok":true}}"#.utf8)
             .write(to: root.appendingPathComponent("small.json"))
+        try Data((1...eventCount).map { FaultServer.event($0, pad: eventPadding) }.joined().utf8)
+            .write(to: root.appendingPathComponent("events.sse"))
         let port = try freeLoopbackPort()
         let tls = try? TestCertificates.make(in: directory.appendingPathComponent("tls"))
         let tlsPorts = tls == nil ? nil : (try freeLoopbackPort(), try freeLoopbackPort(), try freeLoopbackPort())
@@ -108,7 +115,7 @@ final class NginxServer: Sendable {
                 fastcgi_temp_path \(directory.path)/fastcgi;
                 uwsgi_temp_path \(directory.path)/uwsgi;
                 scgi_temp_path \(directory.path)/scgi;
-                types { application/json json; application/octet-stream bin; text/plain txt; }
+                types { application/json json; application/octet-stream bin; text/plain txt; text/event-stream sse; }
                 server {
                     listen 127.0.0.1:\(port);
                     root \(root.path);
