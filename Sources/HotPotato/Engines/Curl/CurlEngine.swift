@@ -38,10 +38,10 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     }
 
     func start(
-        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+        _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
         let transfer = CurlTransfer(
-            request: request, bodyFile: bodyFile, sink: sink, configuration: configuration, redirects: redirects)
+            request: request, body: body, sink: sink, configuration: configuration, redirects: redirects)
         condition.lock()
         if invalidated {
             condition.unlock()

@@ -20,8 +20,9 @@ import FoundationNetworking
 final class CurlTransfer: @unchecked Sendable {
     /// The request being sent: the caller's, then each redirect's.
     private(set) var request: URLRequest
-    /// The file the body is read from, while the request still sends it.
-    private(set) var bodyFile: URL?
+    /// The body streamed (a file, a form, a stream), while the request still sends it; without
+    /// one, the request's `httpBody` is sent.
+    private(set) var requestBody: RequestBody?
     let sink: any TransferSink
     let configuration: Session.Configuration
     private let redirectPolicy: RedirectPolicy
@@ -62,11 +63,11 @@ final class CurlTransfer: @unchecked Sendable {
     static let redirectBodyLimit = 64 * 1024
 
     init(
-        request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration,
+        request: URLRequest, body: RequestBody?, sink: any TransferSink, configuration: Session.Configuration,
         redirects: RedirectPolicy
     ) {
         self.request = request
-        self.bodyFile = bodyFile
+        requestBody = body
         self.sink = sink
         self.configuration = configuration
         redirectPolicy = redirects
@@ -105,7 +106,7 @@ final class CurlTransfer: @unchecked Sendable {
             // The next hop: the same handle, reset (its connections stay alive) and configured
             // anew for the redirect's request.
             request = next.request
-            if !next.keepsBody { bodyFile = nil }
+            if !next.keepsBody { requestBody = nil }
             redirectsFollowed += 1
             hp_curl_easy_reset(handle)
             resetForNextResponse()
@@ -206,18 +207,56 @@ final class CurlTransfer: @unchecked Sendable {
         return sink.receive(borrowing: bytes)
     }
 
+    /// Hands libcurl the next bytes of the body. A one-shot stream's producer may make this wait
+    /// (the worker thread is the transfer's own); the wait ends when the call is settled, or with
+    /// the idle timeout, since nothing moves meanwhile. A body that cannot be read fails the call
+    /// with its own error.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if sink.isFinished { return HP_CURL_READFUNC_ABORT }
         guard let body else { return 0 }
-        do {
-            return try body.read(into: buffer)
-        } catch {
+        let result = body.read(into: buffer) { sink.isFinished || idleFor(longerThan: idleLimit) }
+        switch result {
+        case .bytes(let count)?:
+            return count
+        case .end?:
+            return 0
+        case .failure(let error)?:
+            sink.fail(error)
+            return HP_CURL_READFUNC_ABORT
+        case .wouldBlock?, nil:
             return HP_CURL_READFUNC_ABORT
         }
     }
 
+    /// Rewinds the body for libcurl, which sends it again on a new connection when a kept-alive
+    /// one turned out to be closed. A one-shot body read from already cannot be: the call fails
+    /// with ``HotPotatoError/Code/bodyNotReplayable`` rather than send the rest as if it were all.
     func seekBody(to offset: Int64) -> Bool {
-        (try? body?.seek(to: offset)) != nil
+        guard let body else { return offset == 0 }
+        if body.seek(to: offset) { return true }
+        sink.fail(.bodyNotReplayable(
+            "libcurl had to send the request body again (on a new connection, the kept-alive one having closed), but it is "
+                + "a one-shot stream that was already read."))
+        return false
+    }
+
+    /// Whether nothing has moved for longer than `limit` nanoseconds: the transfer is then marked
+    /// as timed out.
+    private func idleFor(longerThan limit: UInt64) -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now > lastActivity, now - lastActivity > limit else { return false }
+        idleTimedOut = true
+        return true
+    }
+
+    /// Reports the body's progress from libcurl's upload count, which for a chunked body counts
+    /// the chunks' framing too: never more than the bytes handed over.
+    private func reportUpload(_ uploaded: Int64) {
+        guard let body else { return }
+        let read = body.bytesRead
+        let sent = min(uploaded, read)
+        let complete = body.length.map { sent == $0 } ?? (body.isAtEnd && sent == read)
+        sink.sent(UploadProgress(bytesSent: sent, expectedBytes: body.length), isComplete: complete)
     }
 
     /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed), or when
@@ -230,15 +269,12 @@ final class CurlTransfer: @unchecked Sendable {
         if sink.isFinished { return false }
         let now = DispatchTime.now().uptimeNanoseconds
         if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded {
+            if uploaded != progressCounts.uploaded { reportUpload(uploaded) }
             progressCounts = (downloaded, uploaded)
             lastActivity = now
             return true
         }
-        if now > lastActivity, now - lastActivity > idleLimit {
-            idleTimedOut = true
-            return false
-        }
-        return true
+        return !idleFor(longerThan: idleLimit)
     }
 
     // MARK: - Private
@@ -249,7 +285,8 @@ final class CurlTransfer: @unchecked Sendable {
         let head = currentHead()
         if (100..<200).contains(head.status) { return true }
         do {
-            pendingRedirect = try redirectPolicy.nextRequest(after: request, response: head, redirectsFollowed: redirectsFollowed)
+            pendingRedirect = try redirectPolicy.nextRequest(
+                after: request, response: head, redirectsFollowed: redirectsFollowed, replayableBody: requestBody?.isReplayable ?? true)
         } catch {
             redirectFailure = error
             return false

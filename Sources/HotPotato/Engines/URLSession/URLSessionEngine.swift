@@ -87,7 +87,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     }
 
     func start(
-        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+        _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
         var request = request
         // As URLSession would: the request's own header of the same name wins.
@@ -100,19 +100,49 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             sink.fail(error)
             return {}
         }
-        let transfer = URLSessionTransfer(
-            request: request, bodyFile: bodyFile, sink: sink,
+        var body = body
+        if let form = body, UploadSpool.isNeeded(for: form) {
+            // A form (or an odd file): FoundationNetworking announces a length only for bytes in
+            // memory or a file of its own, so the body is copied into one or the other.
+            guard !UploadSpool.fitsInMemory(form) else {
+                do throws(HotPotatoError) {
+                    request.httpBody = try UploadSpool.bytes(of: form)
+                } catch {
+                    sink.fail(error)
+                    return {}
+                }
+                body = nil
+                return launch(makeTransfer(request, body: nil, redirects: redirects, sink: sink))
+            }
+            return launchSpooling(form, request: request, redirects: redirects, sink: sink)
+        }
+        return launch(makeTransfer(request, body: body, redirects: redirects, sink: sink))
+    }
+
+    func makeTransfer(
+        _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
+    ) -> URLSessionTransfer {
+        URLSessionTransfer(
+            request: request, body: body, sink: sink,
             redirectPolicy: redirects, proxyRule: proxyRule,
             canceller: canceller,
             highWaterMark: configuration.memoryHighWaterMark,
             backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },
-            nextTask: { [weak self] transfer, replacing, request, bodyFile in
-                self?.makeTask(for: transfer, replacing: replacing, request: request, bodyFile: bodyFile)
+            nextTask: { [weak self] transfer, replacing, request, body in
+                self?.makeTask(for: transfer, replacing: replacing, request: request, body: body)
             },
             release: { [weak self] identifier in self?.release(identifier) })
+    }
+
+    /// Starts `transfer`'s first task, for the request and body it was made with (or adopted);
+    /// returns how to stop it.
+    func launch(_ transfer: URLSessionTransfer) -> @Sendable () -> Void {
+        let (request, body) = transfer.state.withLock { state in
+            (transfer.prepare(state.request, body: state.body, in: &state), state.body)
+        }
         // URLSession traps when a task is made on an invalidated session; fail the call instead.
-        guard transfer.start(makeTask(for: transfer, replacing: nil, request: request, bodyFile: bodyFile, opening: true)) else {
-            sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
+        guard transfer.start(makeTask(for: transfer, replacing: nil, request: request, body: body, opening: true)) else {
+            transfer.sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return {}
         }
         return { transfer.stop() }
@@ -152,15 +182,16 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     /// place of the task `replacing`; `nil` once the session is invalidated (or, for a new call,
     /// closed).
     private func makeTask(
-        for transfer: URLSessionTransfer, replacing: Int?, request: URLRequest, bodyFile: URL?, opening: Bool = false
+        for transfer: URLSessionTransfer, replacing: Int?, request: URLRequest, body: RequestBody?, opening: Bool = false
     ) -> URLSessionTask? {
         creation.lock()
         defer { creation.unlock() }
         guard registry.withLock({ !$0.sessionInvalidated && !(opening && $0.closed) }) else { return nil }
         let task: URLSessionTask
-        if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: bodyFile)
+        if let file = body?.wholeFile {
+            task = session.uploadTask(with: request, fromFile: file)
         } else {
+            // No body, `httpBody`, or the `httpBodyStream` the transfer prepared.
             task = session.dataTask(with: request)
         }
         registry.withLock { registry in
@@ -191,7 +222,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         if invalidateNow { session.finishTasksAndInvalidate() }
     }
 
-    fileprivate func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
+    func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
         registry.withLock { $0.transfers[task.taskIdentifier] }
     }
 

@@ -1,0 +1,253 @@
+import Foundation
+
+/// A request body that can be read once: the elements of an `AsyncSequence` of `Data`, or the
+/// bytes of an `InputStream`, pulled from their producer one element at a time, only as fast as
+/// the engine sends them.
+///
+/// The producer starts at the engine's first read and is asked for the next element only once the
+/// previous one has been handed over in full, so at most two elements are held (the one being sent
+/// and the one being made). Empty elements are skipped (libcurl reads 0 bytes as the end).
+///
+/// One object serves every run of the request that made it. A run claims it (``claim()``) for its
+/// attempt and releases it when the attempt is over (``release()``); once the producer has
+/// started, nothing else can claim it: the body was consumed (``wasConsumed``), and sending it
+/// again fails with ``HotPotatoError/Code/bodyNotReplayable``.
+final class OneShotBody: BodyReader, @unchecked Sendable {
+    let length: Int64?
+    /// What the body is read from, for messages: "AsyncSequence" or "InputStream".
+    let kind: String
+    /// Starts the producer: called once, at the first read, outside the lock.
+    private let startProducer: @Sendable (OneShotBody) -> Void
+    private let lock = NSLock()
+    private var state = State()
+
+    private struct State {
+        var claimed = false
+        /// The producer was started: something was taken from the source.
+        var started = false
+        /// Closed after the start: nothing more is produced or read.
+        var terminated = false
+        var pending = Data()
+        var pendingOffset = 0
+        var finished = false
+        var failure: HotPotatoError?
+        /// The reader asked for an element the producer has not delivered yet.
+        var outstanding = false
+        /// An element was asked for before the producer waited for the request.
+        var demanded = false
+        var producerWaiting: (@Sendable (Bool) -> Void)?
+        var wake: (@Sendable () -> Void)?
+        var handedOut: Int64 = 0
+        var stopProducer: (@Sendable () -> Void)?
+    }
+
+    init(kind: String, length: Int64?, start: @escaping @Sendable (OneShotBody) -> Void) {
+        self.kind = kind
+        self.length = length
+        startProducer = start
+    }
+
+    // MARK: - Runs of the request
+
+    /// Whether anything was taken from the source: the body can no longer be sent from its start.
+    var wasConsumed: Bool { lock.withLock { state.started } }
+
+    /// Claims the body for one attempt.
+    /// - Throws: ``HotPotatoError/Code/bodyNotReplayable`` once it was consumed, or while another
+    ///   run holds it.
+    func claim() throws(HotPotatoError) {
+        let (started, claimed) = lock.withLock { () -> (Bool, Bool) in
+            defer { if !state.started && !state.claimed { state.claimed = true } }
+            return (state.started, state.claimed)
+        }
+        if started {
+            throw .bodyNotReplayable(
+                "The request body is a one-shot \(kind) that an earlier run of this request already read; it cannot be sent "
+                    + "again. Send a body that can be replayed (Data, a file, MultipartFormData) to run a request more than once.")
+        }
+        if claimed {
+            throw .bodyNotReplayable("The request body is a one-shot \(kind) that another run of this request is sending.")
+        }
+    }
+
+    /// Ends the attempt's claim (and the producer, if it started).
+    func release() {
+        lock.withLock { state.claimed = false }
+        close()
+    }
+
+    // MARK: - BodyReader
+
+    var bytesRead: Int64 { lock.withLock { state.handedOut } }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, wake: @escaping @Sendable () -> Void) -> BodyReadResult {
+        lock.lock()
+        if state.terminated {
+            lock.unlock()
+            return .failure(HotPotatoError(.cancelled, reason: "The request body was closed."))
+        }
+        if state.pendingOffset < state.pending.count {
+            let count = min(buffer.count, state.pending.count - state.pendingOffset)
+            if let length, state.handedOut + Int64(count) > length {
+                lock.unlock()
+                return .failure(mismatch("produced more than the \(length) bytes announced"))
+            }
+            state.pending.withUnsafeBytes { bytes in
+                let start = state.pendingOffset
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]))
+            }
+            state.pendingOffset += count
+            state.handedOut += Int64(count)
+            var producer: (@Sendable (Bool) -> Void)?
+            if state.pendingOffset == state.pending.count {
+                state.pending = Data()
+                state.pendingOffset = 0
+                producer = requestNext()  // made while this one is sent
+            }
+            lock.unlock()
+            producer?(true)
+            return .bytes(count)
+        }
+        if let failure = state.failure {
+            lock.unlock()
+            return .failure(failure)
+        }
+        if state.finished {
+            let handedOut = state.handedOut
+            lock.unlock()
+            if let length, handedOut < length { return .failure(mismatch("ended after \(handedOut) of the \(length) bytes announced")) }
+            return .end
+        }
+        state.wake = wake
+        let start = !state.started
+        state.started = true
+        let producer = requestNext()
+        lock.unlock()
+        if start { startProducer(self) }
+        producer?(true)
+        return .wouldBlock
+    }
+
+    /// A no-op while nothing was taken from the source; impossible afterwards.
+    func rewind() -> Bool {
+        lock.withLock { !state.started }
+    }
+
+    func close() {
+        let (producer, stop, wake) = lock.withLock { () -> ((@Sendable (Bool) -> Void)?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            guard state.started, !state.terminated else { return (nil, nil, nil) }
+            state.terminated = true
+            state.pending = Data()
+            defer { state.producerWaiting = nil; state.stopProducer = nil; state.wake = nil }
+            return (state.producerWaiting, state.stopProducer, state.wake)
+        }
+        producer?(false)
+        stop?()
+        wake?()
+    }
+
+    // MARK: - The producer's side
+
+    /// Waits until the reader asks for the next element: `true` then, `false` once the body is
+    /// closed (the producer should end).
+    func demand() async -> Bool {
+        await withCheckedContinuation { continuation in
+            waitForDemand { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// ``demand()`` for a producer on a thread of its own.
+    func demandBlocking() -> Bool {
+        let signal = DispatchSemaphore(value: 0)
+        let granted = Locked(false)
+        waitForDemand { answer in
+            granted.withLock { $0 = answer }
+            signal.signal()
+        }
+        signal.wait()
+        return granted.withLock { $0 }
+    }
+
+    /// Registers how to stop the producer when the body is closed (at once, if it is already).
+    func onClose(_ stop: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if state.terminated { return true }
+            state.stopProducer = stop
+            return false
+        }
+        if now { stop() }
+    }
+
+    /// The next element; an empty one is skipped (the producer is asked for another).
+    func deliver(_ chunk: Data) {
+        let wake = lock.withLock { () -> (@Sendable () -> Void)? in
+            guard !state.terminated else { return nil }
+            if chunk.isEmpty {
+                state.demanded = true
+                return nil
+            }
+            state.outstanding = false
+            state.pending = chunk
+            state.pendingOffset = 0
+            defer { state.wake = nil }
+            return state.wake
+        }
+        wake?()
+    }
+
+    /// The source has no more elements.
+    func finish() {
+        settle { $0.finished = true }
+    }
+
+    /// The source failed: the call fails with it (a `HotPotatoError` as it is, anything else as
+    /// ``HotPotatoError/Code/invalidRequest`` with it as the `underlying` error).
+    func fail(_ error: any Error) {
+        let failure = (error as? HotPotatoError)
+            ?? HotPotatoError(.invalidRequest, reason: "Reading the request body's \(kind) failed: \(error)", underlying: error)
+        settle { $0.failure = failure }
+    }
+
+    // MARK: - Private
+
+    private func settle(_ change: (inout State) -> Void) {
+        let wake = lock.withLock { () -> (@Sendable () -> Void)? in
+            guard !state.terminated else { return nil }
+            change(&state)
+            state.outstanding = false
+            defer { state.wake = nil }
+            return state.wake
+        }
+        wake?()
+    }
+
+    private func waitForDemand(_ answer: @escaping @Sendable (Bool) -> Void) {
+        let now = lock.withLock { () -> Bool? in
+            if state.terminated { return false }
+            if state.demanded {
+                state.demanded = false
+                return true
+            }
+            state.producerWaiting = answer
+            return nil
+        }
+        if let now { answer(now) }
+    }
+
+    /// Under the lock: asks the producer for the next element, unless it is already asked, or
+    /// the source has ended. Returns the waiting producer to resume, outside the lock.
+    private func requestNext() -> (@Sendable (Bool) -> Void)? {
+        guard !state.outstanding, !state.finished, state.failure == nil else { return nil }
+        state.outstanding = true
+        if let waiting = state.producerWaiting {
+            state.producerWaiting = nil
+            return waiting
+        }
+        state.demanded = true
+        return nil
+    }
+
+    private func mismatch(_ what: String) -> HotPotatoError {
+        HotPotatoError(.invalidRequest, reason: "The request body's \(kind) \(what).")
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+
+/// Uploads against httpbin, which parses what it gets: multipart forms with fields, bytes and
+/// files, compared byte for byte; urlencoded forms with awkward characters; streamed bodies.
+@Suite(.needsHTTPBin) struct HTTPBinUploadTests {
+    struct Echo: Decodable, Sendable {
+        let form: [String: String]
+        let files: [String: String]
+        let data: String
+        let headers: [String: String]
+    }
+
+    @Test(arguments: allEngines) func multipartFieldsBytesAndFiles(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let text = scratch.file("notes.txt")
+        let textContent = String(repeating: "line of text, ünïcødé and all\r\n", count: 5_000)
+        try Data(textContent.utf8).write(to: text)
+        let empty = scratch.file("empty.txt")
+        try Data().write(to: empty)
+
+        var form = MultipartFormData()
+        form.append("spud", name: "name")
+        form.append("a \"quoted\" value\r\nwith a line break", name: "awkward")
+        form.append(Data("bytes as a file".utf8), name: "blob", fileName: "blob.txt", contentType: "text/plain")
+        form.append(fileAt: text, name: "notes")
+        form.append(fileAt: empty, name: "nothing")
+        let echo = try await session.post(bin.url("/post")).body(multipart: form).as(Echo.self).content
+        #expect(echo.form["name"] == "spud")
+        #expect(echo.form["awkward"] == "a \"quoted\" value\r\nwith a line break")
+        #expect(echo.files["blob"] == "bytes as a file")
+        #expect(echo.files["notes"] == textContent)
+        #expect(echo.files["nothing"] == "")
+        #expect(echo.headers["Content-Type"] == form.contentType)
+        let segments = try form.segments()
+        #expect(echo.headers["Content-Length"] == BodySegment.totalLength(segments).map(String.init), "\(echo.headers)")
+        #expect(echo.headers["Transfer-Encoding"] == nil)
+    }
+
+    @Test(arguments: allEngines) func urlencodedRoundTripWithAwkwardCharacters(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let pairs: [(name: String, value: String)] = [
+            ("plain", "value"), ("spaces and +plus", "a b+c"), ("amp&equals=", "x=1&y=2"), ("unicode ✓", "grüße, 日本, 🥔"),
+            ("reserved", "*-._~!'()%;/?:@$,#[]"), ("empty", ""), ("line", "one\r\ntwo"),
+        ]
+        let echo = try await session.post(bin.url("/post")).body(form: pairs).as(Echo.self).content
+        for pair in pairs {
+            #expect(echo.form[pair.name] == pair.value, "\(pair.name)")
+        }
+        #expect(echo.headers["Content-Type"] == "application/x-www-form-urlencoded")
+    }
+
+    @Test(arguments: allEngines, [nil, Int64(11 * 1_000)])
+    func asyncSequenceBody(engine: Session.Engine, length: Int64?) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let chunks = AsyncStream<Data> { continuation in
+            for index in 0..<1_000 { continuation.yield(Data(String(format: "%010d,", index).utf8)) }
+            continuation.finish()
+        }
+        let expected = (0..<1_000).map { String(format: "%010d,", $0) }.joined()
+        let echo = try await session.put(bin.url("/put")).body(stream: chunks, length: length, contentType: "text/plain")
+            .as(Echo.self).content
+        #expect(echo.data == expected)
+    }
+
+    @Test(arguments: allEngines) func inputStreamBody(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let content = String(repeating: "streamed from an InputStream. ", count: 10_000)
+        let echo = try await session.put(bin.url("/put"))
+            .body(stream: InputStream(data: Data(content.utf8)), contentType: "text/plain")
+            .as(Echo.self).content
+        #expect(echo.data == content)
+    }
+}
