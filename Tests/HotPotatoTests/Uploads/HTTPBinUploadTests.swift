@@ -55,28 +55,4 @@ import Testing
         }
         #expect(echo.headers["Content-Type"] == "application/x-www-form-urlencoded")
     }
-
-    @Test(arguments: allEngines, [nil, Int64(11 * 1_000)])
-    func asyncSequenceBody(engine: Session.Engine, length: Int64?) async throws {
-        let session = testSession(engine: engine)
-        let bin = try await TestServers.httpbin()
-        let chunks = AsyncStream<Data> { continuation in
-            for index in 0..<1_000 { continuation.yield(Data(String(format: "%010d,", index).utf8)) }
-            continuation.finish()
-        }
-        let expected = (0..<1_000).map { String(format: "%010d,", $0) }.joined()
-        let echo = try await session.put(bin.url("/put")).body(stream: chunks, length: length, contentType: "text/plain")
-            .as(Echo.self).content
-        #expect(echo.data == expected)
-    }
-
-    @Test(arguments: allEngines) func inputStreamBody(engine: Session.Engine) async throws {
-        let session = testSession(engine: engine)
-        let bin = try await TestServers.httpbin()
-        let content = String(repeating: "streamed from an InputStream. ", count: 10_000)
-        let echo = try await session.put(bin.url("/put"))
-            .body(stream: InputStream(data: Data(content.utf8)), contentType: "text/plain")
-            .as(Echo.self).content
-        #expect(echo.data == content)
-    }
 }

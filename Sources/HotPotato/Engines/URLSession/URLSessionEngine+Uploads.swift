@@ -6,14 +6,13 @@ import FoundationNetworking
 // Request bodies: a form copied to a temporary file before its first task, URLSession's count of
 // bytes sent, and its requests for a new body stream.
 extension URLSessionEngine {
-    /// Copies `form` into a temporary file off the caller's thread (see ``UploadSpool``), then
+    /// Copies `form` into a temporary file on a thread of its own (see ``UploadSpool``), then
     /// starts its transfer with the copy; returns how to stop it, copying or sending.
     func launchSpooling(
         _ form: RequestBody, request: URLRequest, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
         let transfer = makeTransfer(request, body: nil, redirects: redirects, sink: sink)
-        let stop = Locked<(@Sendable () -> Void)?>(nil)
-        DispatchQueue.global(qos: .utility).async { [self] in
+        let thread = Thread { [self] in
             let copy: RequestBody
             do throws(HotPotatoError) {
                 copy = try UploadSpool.file(of: form) { sink.isFinished }
@@ -23,13 +22,13 @@ extension URLSessionEngine {
             }
             guard !sink.isFinished else { return }
             transfer.adopt(copy)
-            let stopTask = launch(transfer)
-            stop.withLock { $0 = stopTask }
+            _ = launch(transfer)
         }
-        return {
-            // Stopping while copying: the copy ends at its next buffer, the sink being settled.
-            stop.withLock { $0 }?()
-        }
+        thread.name = "HotPotato.URLSession.spool"
+        thread.start()
+        // Stopping while copying: the copy ends at its next buffer, the sink being settled; a
+        // task made afterwards is cancelled as it starts.
+        return { transfer.stop() }
     }
 }
 

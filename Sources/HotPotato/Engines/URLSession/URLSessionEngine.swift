@@ -31,6 +31,8 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     private let creation = NSLock()
     /// Every cancel of a task goes through it (see ``URLSessionTaskCanceller``).
     private let canceller = URLSessionTaskCanceller()
+    /// Where tasks are made and resumed, on Linux (see ``launch(_:)``).
+    let launchQueue = DispatchQueue(label: "HotPotato.URLSession.launch")
     /// The `httpAdditionalHeaders` of the caller's `URLSessionConfiguration`, added to each
     /// request rather than left to URLSession, which would add them to every redirect too,
     /// credentials included.
@@ -136,7 +138,23 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
 
     /// Starts `transfer`'s first task, for the request and body it was made with (or adopted);
     /// returns how to stop it.
+    ///
+    /// On Linux the task is made and resumed on ``launchQueue``, never on the caller's thread:
+    /// both wait for FoundationNetworking's work queue — one queue for every URLSession of the
+    /// process — which waits in turn, while a body stream's read waits for its producer (see
+    /// ``BodyInputStream``). A caller on one of Swift's few cooperative threads would block it, and
+    /// a producer that needs one would never run.
     func launch(_ transfer: URLSessionTransfer) -> @Sendable () -> Void {
+        #if canImport(FoundationNetworking)
+        launchQueue.async { [self] in launchNow(transfer) }
+        return { transfer.stop() }
+        #else
+        return launchNow(transfer)
+        #endif
+    }
+
+    @discardableResult
+    private func launchNow(_ transfer: URLSessionTransfer) -> @Sendable () -> Void {
         let (request, body) = transfer.state.withLock { state in
             (transfer.prepare(state.request, body: state.body, in: &state), state.body)
         }
