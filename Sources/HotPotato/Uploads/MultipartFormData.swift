@@ -56,6 +56,12 @@ public struct MultipartFormData: Sendable {
         boundary = Self.randomBoundary()
     }
 
+    /// An empty form with the given boundary (for tests): it is still replaced when a part
+    /// contains it.
+    init(boundary: String) {
+        self.boundary = boundary
+    }
+
     /// The request's `Content-Type`: `multipart/form-data; boundary=…`, which
     /// ``Request/body(multipart:)`` sets.
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }

@@ -86,6 +86,7 @@ final class SegmentedBodyReader: BodyReader, @unchecked Sendable {
                     // A short read (a pipe, or the file's end): hand over what there is.
                     if count > 0 && count < space.count { return finish(filled) }
                 case .failure(let error):
+                    closeFile()
                     return .failure(error)
                 }
             }

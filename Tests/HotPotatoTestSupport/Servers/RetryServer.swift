@@ -25,6 +25,8 @@ import Darwin
 /// - `/echo/<name>` — reads the whole body (with a `Content-Length` or chunked) and answers `200`
 ///   with `{"length":N,"chunked":B,"complete":B}`; `/discard/<name>` does the same and keeps none
 ///   of the body in its record (a gigabyte upload costs the test process no memory).
+/// - `/redirect/<name>?status=S&location=L` — reads the body, then answers status S (default 307)
+///   with `Location: L`.
 /// - anything else: 404.
 ///
 /// Every request's body is read (a `Content-Length` or chunked) and its first mebibyte kept in its
@@ -101,6 +103,9 @@ final class RetryServer: @unchecked Sendable {
             } else {
                 respond(connection, status: 401, headers: ["WWW-Authenticate": "Bearer"], body: #"{"error":"invalid token"}"#)
             }
+        case "redirect":
+            respond(connection, status: Int(request.query["status"] ?? "") ?? 307, headers: ["Location": request.query["location"] ?? "/"],
+                    body: #"{"redirect":true}"#)
         case "echo", "discard":
             respond(connection, status: 200, body: #"{"length":\#(request.bodyLength),"chunked":\#(request.chunked),"complete":\#(request.complete)}"#)
         default:

@@ -35,3 +35,88 @@ import Testing
         #expect(String(decoding: data, as: UTF8.self) == (0..<100).map { "\($0)," }.joined())
     }
 }
+
+extension OneShotBodyTests {
+    @Test func aBodyIsClaimedByOneRunAtATimeAndNeverOnceRead() async throws {
+        let body = OneShotBody.streaming(AsyncStream<Data> { $0.yield(Data("x".utf8)); $0.finish() }, length: nil)
+        try body.claim()
+        #expect(throws: HotPotatoError.self) { try body.claim() }
+        body.release()
+        // Nothing was read: another attempt may claim it, and rewinding it changes nothing.
+        try body.claim()
+        #expect(body.rewind())
+        #expect(!body.wasConsumed)
+        _ = try await Self.readAll(body)
+        #expect(body.wasConsumed)
+        #expect(!body.rewind())
+        body.release()
+        do {
+            try body.claim()
+            Issue.record("a body read once was claimed again")
+        } catch {
+            #expect(error.code == .bodyNotReplayable)
+        }
+    }
+
+    @Test func anInputStreamIsReadInOrder() async throws {
+        let content = patternedData(count: 200_000)
+        let data = try await Self.readAll(OneShotBody.reading(InputStream(data: content), length: Int64(content.count)), bufferSize: 4096)
+        #expect(data == content)
+    }
+
+    @Test func closingStopsTheProducer() async throws {
+        let (entered, cancelled) = (Locked(false), Locked(false))
+        let chunks = AsyncStream<Data> {
+            entered.withLock { $0 = true }
+            // The element never comes: only a cancelled task ends the wait.
+            await withTaskCancellationHandler {
+                while !Task.isCancelled { try? await Task.sleep(nanoseconds: 10_000_000) }
+            } onCancel: {
+                cancelled.withLock { $0 = true }
+            }
+            return nil
+        }
+        let body = OneShotBody.streaming(chunks, length: nil)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let result = buffer.withUnsafeMutableBytes { body.read(into: $0, wake: {}) }
+        guard case .wouldBlock = result else { Issue.record("read \(result)"); return }
+        let deadline = Date().addingTimeInterval(10)
+        while !entered.withLock({ $0 }) && Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        body.close()
+        while !cancelled.withLock({ $0 }) && Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(cancelled.withLock { $0 }, "closing the body cancels the task iterating the sequence")
+        guard case .failure = buffer.withUnsafeMutableBytes({ body.read(into: $0, wake: {}) }) else {
+            Issue.record("a closed body was read")
+            return
+        }
+    }
+}
+
+extension OneShotBodyTests {
+    /// However slowly the engine reads, the producer is at most one element ahead: the one being
+    /// sent and the next.
+    @Test func theProducerStaysAtMostOneElementAhead() async throws {
+        let pulled = Locked(0)
+        let chunks = AsyncStream<Data> {
+            let count = pulled.withLock { count in
+                count += 1
+                return count
+            }
+            return count <= 50 ? Data(repeating: UInt8(count), count: 10) : nil
+        }
+        let body = OneShotBody.streaming(chunks, length: nil)
+        let maximumLead = try await offThePool { () -> Int in
+            let reading = BlockingBodyRead(body)
+            var buffer = [UInt8](repeating: 0, count: 10)
+            var read = 0
+            var lead = 0
+            while case .bytes = buffer.withUnsafeMutableBytes({ reading.read(into: $0, shouldStop: { false }) }) {
+                read += 1
+                usleep(2_000)  // a slow engine: the producer has every chance to run ahead
+                lead = max(lead, pulled.withLock { $0 } - read)
+            }
+            return lead
+        }
+        #expect(maximumLead <= 1, "the producer ran \(maximumLead) elements ahead")
+    }
+}

@@ -101,9 +101,13 @@ import Testing
         #expect(error?.underlying is Broken)
     }
 
-    /// The sequence is pulled only as the engine sends: with the call cancelled after the first
-    /// element, the sequence is not drained.
-    @Test(arguments: allEngines) func theSequenceIsPulledOnlyAsFastAsItIsSent(engine: Session.Engine) async throws {
+    /// The sequence is pulled only as the engine sends: with the call cancelled while the second
+    /// element is being made, the sequence is not drained. On the libcurl engine only: on the
+    /// URLSession engine a stream that waits for its producer holds FoundationNetworking's one work
+    /// queue, and every URLSession transfer of the process (the suites running beside this one)
+    /// would wait with it. The bound itself is the same code on both (see OneShotBodyTests).
+    @Test(.enabled(if: Session.Engine.curl.isAvailable)) func theSequenceIsPulledOnlyAsFastAsItIsSent() async throws {
+        let engine = Session.Engine.curl
         let session = testSession(engine: engine)
         let server = try await TestServers.retry()
         let pulled = Locked(0)

@@ -7,28 +7,28 @@ import FoundationNetworking
 // bytes sent, and its requests for a new body stream.
 extension URLSessionEngine {
     /// Copies `form` into a temporary file on a thread of its own (see ``UploadSpool``), then
-    /// starts its transfer with the copy; returns how to stop it, copying or sending.
-    func launchSpooling(
-        _ form: RequestBody, request: URLRequest, redirects: RedirectPolicy, sink: any TransferSink
-    ) -> @Sendable () -> Void {
-        let transfer = makeTransfer(request, body: nil, redirects: redirects, sink: sink)
+    /// launches `transfer` with the copy. A call stopped meanwhile ends the copy at its next
+    /// buffer (its sink is settled); a task made afterwards is cancelled as it starts.
+    func launchSpooling(_ form: RequestBody, for transfer: URLSessionTransfer) {
+        let sink = transfer.sink
         let thread = Thread { [self] in
             let copy: RequestBody
             do throws(HotPotatoError) {
                 copy = try UploadSpool.file(of: form) { sink.isFinished }
             } catch {
                 sink.fail(error)
+                abandonLaunch(transfer)
                 return
             }
-            guard !sink.isFinished else { return }
+            guard !sink.isFinished else {
+                abandonLaunch(transfer)
+                return
+            }
             transfer.adopt(copy)
-            _ = launch(transfer)
+            launch(transfer)
         }
         thread.name = "HotPotato.URLSession.spool"
         thread.start()
-        // Stopping while copying: the copy ends at its next buffer, the sink being settled; a
-        // task made afterwards is cancelled as it starts.
-        return { transfer.stop() }
     }
 }
 
