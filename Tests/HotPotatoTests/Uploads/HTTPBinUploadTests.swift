@@ -56,3 +56,57 @@ import Testing
         #expect(echo.headers["Content-Type"] == "application/x-www-form-urlencoded")
     }
 }
+
+extension HTTPBinUploadTests {
+    /// A form over 1 MiB: the URLSession engine copies it to a temporary file to announce its
+    /// length, sends that copy again on a `307`, and removes it when the call ends.
+    @Test(arguments: allEngines) func aLargeFormFollowsARedirectWithItsLength(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = scratch.file("large.txt")
+        let content = String(repeating: "0123456789abcdef", count: 3 << 16)  // 3 MiB of text
+        try Data(content.utf8).write(to: file)
+        var form = MultipartFormData()
+        form.append("large", name: "name")
+        form.append(fileAt: file, name: "large")
+        let echo = try await session.post(bin.url("/redirect-to")).query("url", bin.url("/post").absoluteString)
+            .query("status_code", "307").body(multipart: form).as(Echo.self).content
+        #expect(echo.form["name"] == "large")
+        #expect(echo.files["large"] == content)
+        #expect(echo.headers["Content-Length"] == BodySegment.totalLength(try form.segments()).map(String.init))
+    }
+
+    /// A hostile file name — quotes, CR and LF meant to end the header and forge a part — is sent
+    /// escaped: the server sees one file, under its field, with its content, and nothing else.
+    @Test(arguments: allEngines) func aHostileFileNameCannotForgeAPart(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        var form = MultipartFormData()
+        let hostile = "evil.txt\"\r\nContent-Type: text/html\r\n\r\nforged\r\n--\(form.boundary)\r\n"
+            + "Content-Disposition: form-data; name=\"injected\"\r\n\r\nINJECTED"
+        form.append(Data("the real content".utf8), name: "upload", fileName: hostile, contentType: "text/plain")
+        form.append("kept", name: "after")
+        let echo = try await session.post(bin.url("/post")).body(multipart: form).as(Echo.self).content
+        #expect(echo.files == ["upload": "the real content"])
+        #expect(echo.form == ["after": "kept"])
+    }
+
+    @Test func aSpooledCopyIsRemovedWithItsLastReader() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = scratch.file("part.bin")
+        try patternedData(count: 100_000).write(to: file)
+        var form = MultipartFormData()
+        form.append(fileAt: file, name: "part")
+        let original = RequestBody(segments: try form.segments())
+        var copy: RequestBody? = try UploadSpool.file(of: original) { false }
+        let url = try #require(copy?.wholeFile)
+        #expect(copy?.length == original.length)
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        copy = nil
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(openDescriptors(under: scratch.url).isEmpty)
+    }
+}
