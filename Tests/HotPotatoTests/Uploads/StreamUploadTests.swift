@@ -39,7 +39,7 @@ import Testing
             .as(EchoReply.self).content
         let record = try #require(server.records(path).first)
         #expect(reply.complete)
-        #expect(record.body == expected)
+        #expect(sameBytes(record.body, expected))
         #expect(record.contentType == "application/octet-stream")
         // FoundationNetworking sends every stream chunked; libcurl announces a length it is given.
         let chunked = !announcesLength || engine == .urlSession
@@ -57,7 +57,7 @@ import Testing
             .body(stream: InputStream(data: expected), length: announcesLength ? Int64(expected.count) : nil)
             .as(EchoReply.self).content
         #expect(reply.complete)
-        #expect(server.records(path).first?.body == expected)
+        #expect(sameBytes(server.records(path).first?.body, expected))
         #expect(server.records(path).first?.chunked == (!announcesLength || engine == .urlSession))
     }
 

@@ -93,7 +93,7 @@ import Testing
             #expect(error?.status == status)
             #expect(error?.head?.headers["Location"] == target)
             #expect(server.records(target).isEmpty)
-            #expect(server.records("/redirect/\(name)-\(index)").first?.body == Data(Self.text.utf8))
+            #expect(sameBytes(server.records("/redirect/\(name)-\(index)").first?.body, Data(Self.text.utf8)))
         }
     }
 
@@ -125,8 +125,9 @@ import Testing
             #expect(response.status == 200, "\(kind)")
             let records = server.records(path)
             #expect(records.count == 2, "\(kind)")
-            #expect(records.count == 2 && records[0].body == records[1].body && !records[0].body.isEmpty, "\(kind)")
-            if kind == .file { #expect(records.first?.body == Data(Self.text.utf8)) }
+            let resent = records.count == 2 && records[0].body == records[1].body && !records[0].body.isEmpty
+            #expect(resent, "\(kind)")
+            if kind == .file { #expect(sameBytes(records.first?.body, Data(Self.text.utf8))) }
         }
     }
 
