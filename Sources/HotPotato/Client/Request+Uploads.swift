@@ -36,7 +36,8 @@ extension Request {
     }
 
     /// Sends `fields` as an `application/x-www-form-urlencoded` body, written as a dictionary
-    /// literal (`["q": "hot potato", "page": "2"]`) but kept in order; see ``body(form:)-(_)``.
+    /// literal (`["q": "hot potato", "page": "2"]`) but kept in order, and encoded as the list of
+    /// pairs is.
     public func body(form fields: KeyValuePairs<String, String>) -> Request {
         body(form: fields.map { (name: $0.key, value: $0.value) })
     }
