@@ -22,10 +22,22 @@ struct LoopbackRequest {
     /// Whether the body was read to its end (not cut by a closed connection or a bad framing).
     var complete = false
 
-    /// Reads a request from `connection`; `keep` says how many body bytes to keep for a path.
-    /// `nil` when no request head arrives.
+    /// Reads a request from `connection`; `keep` says how many body bytes to keep for a path, and
+    /// a negative count leaves the body unread. `nil` when no request head arrives.
     static func read(_ connection: Int32, keep: (String) -> Int) -> LoopbackRequest? {
         var input = Input(connection: connection)
+        return read(&input, keep: keep)
+    }
+
+    /// Reads requests one after another from a kept-alive `connection`, handing each to `serve`
+    /// until it returns `false` or the client goes.
+    static func serveKeptAlive(_ connection: Int32, keep: (String) -> Int, serve: (LoopbackRequest, Int) -> Bool) {
+        var input = Input(connection: connection)
+        var index = 0
+        while let request = read(&input, keep: keep), serve(request, index) { index += 1 }
+    }
+
+    private static func read(_ input: inout Input, keep: (String) -> Int) -> LoopbackRequest? {
         guard let head = input.head(), let requestLine = head.first?.split(separator: " "), requestLine.count >= 2,
               let components = URLComponents(string: String(requestLine[1])) else { return nil }
         var headers: [String: String] = [:]
@@ -38,6 +50,7 @@ struct LoopbackRequest {
         var request = LoopbackRequest(
             method: String(requestLine[0]), path: components.path, query: query, headers: headers)
         let limit = keep(request.path)
+        if limit < 0 { return request }
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             request.chunked = true
             while let sizeLine = input.line(), let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) {

@@ -157,3 +157,25 @@ import Testing
         #expect(FormURLEncoding.encode([(String, String)]()).isEmpty)
     }
 }
+
+/// How a request with a form or a stream reads as a curl command line.
+@Suite struct UploadCURLDescriptionTests {
+    @Test func aFormReadsAsCurlsFormOptions() {
+        var form = MultipartFormData()
+        form.append("spud", name: "name")
+        form.append(fileAt: URL(fileURLWithPath: "/tmp/photo.png"), name: "photo", fileName: "me \"1\".png")
+        form.append(Data([0xFF]), name: "raw")
+        let line = Session(engine: .urlSession).post("https://example.com/upload").body(multipart: form).cURLDescription()
+        #expect(line.contains("--form-string name=spud"), "\(line)")
+        #expect(line.contains(#"-F 'photo=@"/tmp/photo.png";type=image/png;filename="me \"1\".png"'"#), "\(line)")
+        #expect(line.hasSuffix("# parts of bytes left out: raw"), "\(line)")
+        #expect(!line.lowercased().contains("content-type"), "curl sets the multipart type and boundary itself: \(line)")
+    }
+
+    @Test func aStreamReadsAsStandardInput() {
+        let line = Session(engine: .urlSession).put("https://example.com/upload")
+            .body(stream: InputStream(data: Data()), length: 12).cURLDescription()
+        #expect(line.contains("-X PUT --data-binary @-"), "\(line)")
+        #expect(line.hasSuffix("# the body streamed from an InputStream, 12 bytes on standard input"), "\(line)")
+    }
+}

@@ -73,8 +73,10 @@ final class BodyInputStream: InputStream {
 
     override var streamError: (any Error)? { failure }
 
+    /// `true` until the end, and after a failure: FoundationNetworking ends the body (sends what it
+    /// has as all of it) at the first `false`, while a read that fails makes it abort.
     override var hasBytesAvailable: Bool {
-        lock.withLock { storedFailure == nil && !reachedEnd && status == .open }
+        lock.withLock { storedFailure != nil || (!reachedEnd && status == .open) }
     }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {

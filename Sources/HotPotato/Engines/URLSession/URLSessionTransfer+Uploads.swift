@@ -40,18 +40,34 @@ extension URLSessionTransfer {
     }
 
     /// Answers FoundationNetworking, which asks for a new body stream when libcurl must send the
-    /// body again (on a new connection, the kept-alive one having closed). The answer is always
-    /// `nil`, which keeps the current stream (a new one would have to start where the old one is):
-    /// right for a one-shot stream nothing was taken from yet; one that was read from fails the
-    /// call with ``HotPotatoError/Code/bodyNotReplayable`` rather than send the rest as if it were
-    /// all.
+    /// body again (on a new connection, the kept-alive one having closed as the request went out).
+    /// The answer is always `nil`, which keeps the current source:
+    ///
+    /// - a one-shot stream nothing was taken from yet is still at its start; one that was read
+    ///   from fails the call with ``HotPotatoError/Code/bodyNotReplayable`` rather than send the
+    ///   rest as if it were all (FoundationNetworking would take a new stream from where it is);
+    /// - FoundationNetworking rewinds no body of its own (an `httpBody`, a file): it would send
+    ///   nothing more while announcing the whole length, and the call would wait out its timeout.
+    ///   It fails at once with ``HotPotatoError/Code/connectionLost``, which a retry policy
+    ///   retries with a new task, sending the body whole.
     func needNewBodyStream(_ completion: (InputStream?) -> Void) {
-        if let stream = state.withLock({ $0.bodyStream }), !stream.rewind() {
-            stream.fail(with: .bodyNotReplayable(
-                "URLSession had to send the request body again (on a new connection, the kept-alive one having closed), "
-                    + "but it is a one-shot stream that was already read."))
+        let (stream, sendsBody) = state.withLock { state in
+            (state.bodyStream, state.body != nil || state.request.httpBody?.isEmpty == false)
         }
         completion(nil)
+        if let stream {
+            if !stream.rewind() {
+                stream.fail(with: .bodyNotReplayable(
+                    "URLSession had to send the request body again (on a new connection, the kept-alive one having closed), "
+                        + "but it is a one-shot stream that was already read."))
+            }
+        } else if sendsBody {
+            sink.fail(HotPotatoError(
+                .connectionLost,
+                reason: "The connection closed as the request was sent, and FoundationNetworking cannot send the request body "
+                    + "again on a new one."))
+            stop()
+        }
     }
 
     /// Takes the copy of the body made for URLSession (see ``UploadSpool``), before the first task.
