@@ -54,25 +54,25 @@ final class ProgressReporter: Sendable {
     /// Reports the response body's progress if the interval has passed since the last report, or
     /// if `force` is set.
     func report(_ progress: TransferProgress, force: Bool = false) {
+        report(progress, force: force, channel: \.download, observers: observers)
+    }
+
+    /// Reports the request body's progress, as ``report(_:force:)-(TransferProgress,_)`` does the
+    /// response body's.
+    func report(_ progress: UploadProgress, force: Bool = false) {
+        report(progress, force: force, channel: \.upload, observers: uploadObservers)
+    }
+
+    private func report<Value: ReportedProgress>(
+        _ progress: Value, force: Bool, channel: WritableKeyPath<State, ProgressChannel<Value>>,
+        observers: [(queue: DispatchQueue, callback: @Sendable (Value) -> Void)]
+    ) {
         let now = DispatchTime.now().uptimeNanoseconds
         let due = state.withLock { state in
-            !state.finished && state.download.admit(progress, force: force, now: now, interval: interval)
+            !state.finished && state[keyPath: channel].admit(progress, force: force, now: now, interval: interval)
         }
         guard due else { return }
         for observer in observers {
-            let callback = observer.callback
-            observer.queue.async { callback(progress) }
-        }
-    }
-
-    /// Reports the request body's progress, as ``report(_:force:)`` does the response body's.
-    func report(_ progress: UploadProgress, force: Bool = false) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let due = state.withLock { state in
-            !state.finished && state.upload.admit(progress, force: force, now: now, interval: interval)
-        }
-        guard due else { return }
-        for observer in uploadObservers {
             let callback = observer.callback
             observer.queue.async { callback(progress) }
         }

@@ -19,17 +19,26 @@ import Testing
         testSession(engine: engine) { $0.maximumConcurrentTransfers = 1 }
     }
 
+    /// A session with a kept-alive connection to the reuse server (its `/first/<name>` answered),
+    /// and a scratch directory with ``content`` in `body.bin`.
+    static func reusedConnection(
+        _ engine: Session.Engine
+    ) async throws -> (server: ReuseServer, session: Session, scratch: ScratchDirectory, name: String) {
+        let server = try await TestServers.reuse()
+        let session = session(engine)
+        let scratch = try ScratchDirectory()
+        try content.write(to: scratch.file("body.bin"))
+        let name = UUID().uuidString
+        _ = try await session.get(server.url("/first/\(name)")).asData().content
+        return (server, session, scratch, name)
+    }
+
     /// libcurl rewinds a file (or bytes) and sends it whole on the new connection.
     @Test(.enabled(if: Session.Engine.curl.isAvailable), arguments: [false, true])
     func libcurlSendsAReplayableBodyAgainFromItsStart(fromFile: Bool) async throws {
-        let server = try await TestServers.reuse()
-        let session = Self.session(.curl)
-        let scratch = try ScratchDirectory()
+        let (server, session, scratch, name) = try await Self.reusedConnection(.curl)
         defer { scratch.remove() }
         let file = scratch.file("body.bin")
-        try Self.content.write(to: file)
-        let name = UUID().uuidString
-        _ = try await session.get(server.url("/first/\(name)")).asData().content
         let request = session.put(server.url("/second/\(name)"))
         let reply = try await (fromFile ? request.body(fileAt: file) : request.body(Self.content)).as(EchoReply.self).content
         #expect(reply.length == Self.content.count)
@@ -40,14 +49,9 @@ import Testing
     /// the whole length, and the call waited out its timeout): the call fails at once with
     /// `.connectionLost`, and a retry sends the body whole.
     @Test(arguments: [false, true]) func urlSessionFailsFastAndARetrySendsTheBodyWhole(fromFile: Bool) async throws {
-        let server = try await TestServers.reuse()
-        let session = Self.session(.urlSession)
-        let scratch = try ScratchDirectory()
+        let (server, session, scratch, name) = try await Self.reusedConnection(.urlSession)
         defer { scratch.remove() }
         let file = scratch.file("body.bin")
-        try Self.content.write(to: file)
-        let name = UUID().uuidString
-        _ = try await session.get(server.url("/first/\(name)")).asData().content
         let request = session.put(server.url("/second/\(name)"))
         let withBody = fromFile ? request.body(fileAt: file) : request.body(Self.content)
         let error = await expectFailure { try await withBody.as(EchoReply.self).content }
