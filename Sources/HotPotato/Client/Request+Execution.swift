@@ -88,8 +88,12 @@ extension Request {
     }
 
     /// Lets the handler adapt `urlRequest`, then sends it through the session's engine (or
-    /// answers a `data:` URL) with `transfer` as the sink.
-    func send(_ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy) throws(HotPotatoError) {
+    /// answers a `data:` URL) with `transfer` as the sink. `call` is what the attempt belongs to
+    /// (the transfer itself for a call of one attempt): its attempts may claim a one-shot body in
+    /// turn.
+    func send(
+        _ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy, call: AnyObject? = nil
+    ) throws(HotPotatoError) {
         var urlRequest = urlRequest
         try transfer.adapt(&urlRequest)
         if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
@@ -97,7 +101,7 @@ extension Request {
             DataURL.deliver(url, method: spec.method, to: transfer)
             return
         }
-        let body = try spec.makeRequestBody()
+        let body = try spec.makeRequestBody(owner: call ?? transfer)
         if session.transport.deliveriesMayBlock { transfer.allowBlockingDeliveries() }
         let stop = session.transport.start(urlRequest, body: body, redirects: redirects, sink: transfer)
         transfer.setStopEngine(stop)

@@ -23,7 +23,8 @@ extension RequestDescription {
     /// - Throws: ``HotPotatoError/Code/invalidRequest`` for a file that cannot be read (with its
     ///   `path`) or a form with a bad part; ``HotPotatoError/Code/bodyNotReplayable`` for a
     ///   one-shot body already read.
-    func makeRequestBody() throws(HotPotatoError) -> RequestBody? {
+    /// `owner` is the call the attempt belongs to: its attempts may claim a one-shot body in turn.
+    func makeRequestBody(owner: AnyObject) throws(HotPotatoError) -> RequestBody? {
         switch body {
         case .none, .data, .invalid:
             return nil
@@ -32,7 +33,7 @@ extension RequestDescription {
         case .multipart(let form):
             return RequestBody(segments: try form.segments())
         case .stream(let source):
-            return try RequestBody(claiming: source)
+            return try RequestBody(claiming: source, by: owner)
         }
     }
 

@@ -197,7 +197,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             state.phase = .transferring(transfer)
             monitors?.send(.attemptStarted(adapted, attempt: attempt))
             do throws(HotPotatoError) {
-                try request.send(adapted, through: transfer, redirects: redirects)
+                try request.send(adapted, through: transfer, redirects: redirects, call: self)
             } catch {
                 transfer.fail(error)
             }

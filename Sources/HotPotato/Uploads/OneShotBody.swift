@@ -8,11 +8,13 @@ import Foundation
 /// previous one has been handed over in full, so at most two elements are held (the one being sent
 /// and the one being made). Empty elements are skipped (libcurl reads 0 bytes as the end).
 ///
-/// One object serves every run of the request that made it. A run claims it (``claim()``) for its
-/// attempt and releases it when the attempt is over (``release()``); once the producer has
-/// started, nothing else can claim it: the body was consumed (``wasConsumed``), and sending it
-/// again fails with ``HotPotatoError/Code/bodyNotReplayable``.
-final class OneShotBody: BodyReader, @unchecked Sendable {
+/// One object serves every run of the request that made it. Each attempt claims it
+/// (``claim(by:)``) and reads it through the ``OneShotReader`` it gets, which lets go of it when
+/// the attempt is over; the attempts of one call may claim it in turn (a retry), another call
+/// not while one holds it. Once the producer has started, nothing can claim it again: the body was
+/// consumed (``wasConsumed``), and sending it again fails with
+/// ``HotPotatoError/Code/bodyNotReplayable``.
+final class OneShotBody: @unchecked Sendable {
     let length: Int64?
     /// What the body is read from, for messages: "AsyncSequence" or "InputStream".
     let kind: String
@@ -22,7 +24,10 @@ final class OneShotBody: BodyReader, @unchecked Sendable {
     private var state = State()
 
     private struct State {
-        var claimed = false
+        /// The call whose attempt holds the body, while one does.
+        var holder: ObjectIdentifier?
+        /// The latest claim: only its reader reads, closes and releases.
+        var generation = 0
         /// The producer was started: something was taken from the source.
         var started = false
         /// Closed after the start: nothing more is produced or read.
@@ -52,37 +57,45 @@ final class OneShotBody: BodyReader, @unchecked Sendable {
     /// Whether anything was taken from the source: the body can no longer be sent from its start.
     var wasConsumed: Bool { lock.withLock { state.started } }
 
-    /// Claims the body for one attempt.
+    /// Claims the body for an attempt of the call `owner` (a retry is another attempt of the same
+    /// call): the reader the attempt reads it through.
     /// - Throws: ``HotPotatoError/Code/bodyNotReplayable`` once it was consumed, or while another
-    ///   run holds it.
-    func claim() throws(HotPotatoError) {
-        let (started, claimed) = lock.withLock { () -> (Bool, Bool) in
-            defer { if !state.started && !state.claimed { state.claimed = true } }
-            return (state.started, state.claimed)
+    ///   call holds it.
+    func claim(by owner: AnyObject) throws(HotPotatoError) -> OneShotReader {
+        let caller = ObjectIdentifier(owner)
+        let claimed = lock.withLock { () -> Result<Int, HotPotatoError> in
+            if state.started {
+                return .failure(.bodyNotReplayable(
+                    "The request body is a one-shot \(kind) that an earlier run of this request already read; it cannot be sent "
+                        + "again. Send a body that can be replayed (Data, a file, MultipartFormData) to run a request more than once."))
+            }
+            if let holder = state.holder, holder != caller {
+                return .failure(.bodyNotReplayable("The request body is a one-shot \(kind) that another run of this request is sending."))
+            }
+            state.holder = caller
+            state.generation += 1
+            return .success(state.generation)
         }
-        if started {
-            throw .bodyNotReplayable(
-                "The request body is a one-shot \(kind) that an earlier run of this request already read; it cannot be sent "
-                    + "again. Send a body that can be replayed (Data, a file, MultipartFormData) to run a request more than once.")
-        }
-        if claimed {
-            throw .bodyNotReplayable("The request body is a one-shot \(kind) that another run of this request is sending.")
-        }
+        return OneShotReader(body: self, generation: try claimed.get())
     }
 
-    /// Ends the attempt's claim (and the producer, if it started).
-    func release() {
-        lock.withLock { state.claimed = false }
-        close()
+    /// Ends the claim `generation`, if it is the latest (and the producer, if it started).
+    func release(generation: Int) {
+        let latest = lock.withLock { () -> Bool in
+            guard generation == state.generation else { return false }
+            state.holder = nil
+            return true
+        }
+        if latest { close(generation: generation) }
     }
 
-    // MARK: - BodyReader
+    // MARK: - Reading (through an OneShotReader)
 
     var bytesRead: Int64 { lock.withLock { state.handedOut } }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer, wake: @escaping @Sendable () -> Void) -> BodyReadResult {
+    func read(into buffer: UnsafeMutableRawBufferPointer, generation: Int, wake: @escaping @Sendable () -> Void) -> BodyReadResult {
         lock.lock()
-        if state.terminated {
+        if state.terminated || generation != state.generation {
             lock.unlock()
             return .failure(HotPotatoError(.cancelled, reason: "The request body was closed."))
         }
@@ -133,9 +146,11 @@ final class OneShotBody: BodyReader, @unchecked Sendable {
         lock.withLock { !state.started }
     }
 
-    func close() {
+    /// Closes the body for the claim `generation`, if it is the latest: a producer that started is
+    /// ended (nothing more will be read); one that did not leaves the body to a later claim.
+    func close(generation: Int) {
         let (producer, stop, wake) = lock.withLock { () -> ((@Sendable (Bool) -> Void)?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
-            guard state.started, !state.terminated else { return (nil, nil, nil) }
+            guard generation == state.generation, state.started, !state.terminated else { return (nil, nil, nil) }
             state.terminated = true
             state.pending = Data()
             defer { state.producerWaiting = nil; state.stopProducer = nil; state.wake = nil }
@@ -250,4 +265,32 @@ final class OneShotBody: BodyReader, @unchecked Sendable {
     private func mismatch(_ what: String) -> HotPotatoError {
         HotPotatoError(.invalidRequest, reason: "The request body's \(kind) \(what).")
     }
+}
+
+/// One attempt's hold on a ``OneShotBody`` (see ``OneShotBody/claim(by:)``): the reader the engine
+/// reads it through. Letting go of it releases the claim.
+final class OneShotReader: BodyReader {
+    let body: OneShotBody
+    let generation: Int
+
+    init(body: OneShotBody, generation: Int) {
+        self.body = body
+        self.generation = generation
+    }
+
+    deinit {
+        body.release(generation: generation)
+    }
+
+    var length: Int64? { body.length }
+
+    var bytesRead: Int64 { body.bytesRead }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, wake: @escaping @Sendable () -> Void) -> BodyReadResult {
+        body.read(into: buffer, generation: generation, wake: wake)
+    }
+
+    func rewind() -> Bool { body.rewind() }
+
+    func close() { body.close(generation: generation) }
 }

@@ -14,12 +14,12 @@ import Darwin
 ///
 /// Each request an engine sends (the first, then each redirect that keeps the body) reads it
 /// through a ``BodyReader`` of its own (``makeReader()``), which starts from the first byte; a
-/// one-shot body gives a reader once. An engine holds the body until its transfer is over: letting
-/// go of it releases a one-shot body's claim (and its producer).
+/// one-shot body gives its reader once. An engine holds the body until its transfer is over:
+/// letting go of it (and of its reader) releases a one-shot body's claim.
 final class RequestBody: Sendable {
     private enum Source {
         case segments([BodySegment])
-        case oneShot(OneShotBody)
+        case oneShot(OneShotReader)
     }
 
     private let source: Source
@@ -35,16 +35,11 @@ final class RequestBody: Sendable {
         keptAlive = owner
     }
 
-    /// Claims `body` for this attempt (see ``OneShotBody/claim()``).
-    init(claiming body: OneShotBody) throws(HotPotatoError) {
-        try body.claim()
-        source = .oneShot(body)
+    /// Claims `body` for an attempt of the call `owner` (see ``OneShotBody/claim(by:)``).
+    init(claiming body: OneShotBody, by owner: AnyObject) throws(HotPotatoError) {
+        source = .oneShot(try body.claim(by: owner))
         length = body.length
         keptAlive = nil
-    }
-
-    deinit {
-        if case .oneShot(let body) = source { body.release() }
     }
 
     /// Whether the body can be sent again from its first byte (a redirect, a rewind).
@@ -72,15 +67,15 @@ final class RequestBody: Sendable {
         switch source {
         case .segments(let segments):
             return SegmentedBodyReader(segments)
-        case .oneShot(let body):
+        case .oneShot(let reader):
             let first = readerMade.withLock { made in
                 defer { made = true }
                 return !made
             }
             guard first else {
-                throw .bodyNotReplayable("The request body is a one-shot \(body.kind) and would have to be sent again.")
+                throw .bodyNotReplayable("The request body is a one-shot \(reader.body.kind) and would have to be sent again.")
             }
-            return body
+            return reader
         }
     }
 

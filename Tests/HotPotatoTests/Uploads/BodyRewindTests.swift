@@ -73,6 +73,8 @@ import Testing
             try await session.put(server.url("/second/\(name)")).body(stream: InputStream(data: Self.content)).asData().content
         }
         #expect(error?.code == .bodyNotReplayable, "\(String(describing: error))")
-        #expect(server.records("/second/\(name)").isEmpty, "nothing reached the new connection")
+        // libcurl may have sent the head again before it asked for the body: never any of the body.
+        let untouched = server.records("/second/\(name)").allSatisfy { $0.isEmpty }
+        #expect(untouched, "no byte of the body reached the new connection")
     }
 }

@@ -5,6 +5,14 @@ import Testing
 
 /// The one-shot body: pulled only as fast as it is read, claimed once, never rewound once read.
 @Suite struct OneShotBodyTests {
+    /// A call, as far as claiming a body goes.
+    final class Call {}
+
+    /// The reader of an attempt of a call of its own.
+    static func reader(_ body: OneShotBody) throws -> OneShotReader {
+        try body.claim(by: Call())
+    }
+
     /// Reads `reader` to its end on a thread of its own, as an engine's worker does.
     static func readAll(_ reader: any BodyReader, bufferSize: Int = 7) async throws -> Data {
         try await offThePool {
@@ -31,7 +39,7 @@ import Testing
             continuation.finish()
         }
         let body = OneShotBody.streaming(chunks, length: nil)
-        let data = try await Self.readAll(body)
+        let data = try await Self.readAll(try Self.reader(body))
         #expect(String(decoding: data, as: UTF8.self) == (0..<100).map { "\($0)," }.joined())
     }
 }
@@ -39,19 +47,20 @@ import Testing
 extension OneShotBodyTests {
     @Test func aBodyIsClaimedByOneRunAtATimeAndNeverOnceRead() async throws {
         let body = OneShotBody.streaming(AsyncStream<Data> { $0.yield(Data("x".utf8)); $0.finish() }, length: nil)
-        try body.claim()
-        #expect(throws: HotPotatoError.self) { try body.claim() }
-        body.release()
-        // Nothing was read: another attempt may claim it, and rewinding it changes nothing.
-        try body.claim()
-        #expect(body.rewind())
+        let (call, other) = (Call(), Call())
+        var first: OneShotReader? = try body.claim(by: call)
+        #expect(throws: HotPotatoError.self) { _ = try body.claim(by: other) }
+        // Another attempt of the same call (a retry) may claim it while the first has not let go.
+        let retry = try body.claim(by: call)
+        first = nil
+        #expect(first == nil)
+        #expect(retry.rewind(), "nothing was read: rewinding changes nothing")
         #expect(!body.wasConsumed)
-        _ = try await Self.readAll(body)
+        _ = try await Self.readAll(retry)
         #expect(body.wasConsumed)
-        #expect(!body.rewind())
-        body.release()
+        #expect(!retry.rewind())
         do {
-            try body.claim()
+            _ = try body.claim(by: call)
             Issue.record("a body read once was claimed again")
         } catch {
             #expect(error.code == .bodyNotReplayable)
@@ -60,7 +69,8 @@ extension OneShotBodyTests {
 
     @Test func anInputStreamIsReadInOrder() async throws {
         let content = patternedData(count: 200_000)
-        let data = try await Self.readAll(OneShotBody.reading(InputStream(data: content), length: Int64(content.count)), bufferSize: 4096)
+        let body = OneShotBody.reading(InputStream(data: content), length: Int64(content.count))
+        let data = try await Self.readAll(try Self.reader(body), bufferSize: 4096)
         #expect(sameBytes(data, content))
     }
 
@@ -76,7 +86,7 @@ extension OneShotBodyTests {
             }
             return nil
         }
-        let body = OneShotBody.streaming(chunks, length: nil)
+        let body = try Self.reader(OneShotBody.streaming(chunks, length: nil))
         var buffer = [UInt8](repeating: 0, count: 16)
         let result = buffer.withUnsafeMutableBytes { body.read(into: $0, wake: {}) }
         guard case .wouldBlock = result else { Issue.record("read \(result)"); return }
@@ -104,7 +114,7 @@ extension OneShotBodyTests {
             }
             return count <= 50 ? Data(repeating: UInt8(count), count: 10) : nil
         }
-        let body = OneShotBody.streaming(chunks, length: nil)
+        let body = try Self.reader(OneShotBody.streaming(chunks, length: nil))
         let maximumLead = try await offThePool { () -> Int in
             let reading = BlockingBodyRead(body)
             var buffer = [UInt8](repeating: 0, count: 10)
