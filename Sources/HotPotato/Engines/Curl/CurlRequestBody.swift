@@ -36,6 +36,15 @@ final class CurlRequestBody {
         return result
     }
 
+    /// The body's progress from libcurl's upload count, which for a chunked body counts the
+    /// chunks' framing too: never more than the bytes handed over; complete once all is sent.
+    func progress(uploaded: Int64) -> (progress: UploadProgress, isComplete: Bool) {
+        let read = bytesRead
+        let sent = min(uploaded, read)
+        let complete = length.map { sent == $0 } ?? (isAtEnd && sent == read)
+        return (UploadProgress(bytesSent: sent, expectedBytes: length), complete)
+    }
+
     /// Moves to `position` for libcurl's seek callback: to the first byte (libcurl rewinds a body
     /// to send it again on a new connection), or where the body already is. `false` when the body
     /// cannot go there: a one-shot body once something was read from it.

@@ -234,6 +234,7 @@ final class CurlTransfer: @unchecked Sendable {
     func seekBody(to offset: Int64) -> Bool {
         guard let body else { return offset == 0 }
         if body.seek(to: offset) { return true }
+        guard requestBody?.isReplayable == false else { return false }
         sink.fail(.bodyNotReplayable(
             "libcurl had to send the request body again (on a new connection, the kept-alive one having closed), but it is "
                 + "a one-shot stream that was already read."))
@@ -249,16 +250,6 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// Reports the body's progress from libcurl's upload count, which for a chunked body counts
-    /// the chunks' framing too: never more than the bytes handed over.
-    private func reportUpload(_ uploaded: Int64) {
-        guard let body else { return }
-        let read = body.bytesRead
-        let sent = min(uploaded, read)
-        let complete = body.length.map { sent == $0 } ?? (body.isAtEnd && sent == read)
-        sink.sent(UploadProgress(bytesSent: sent, expectedBytes: body.length), isComplete: complete)
-    }
-
     /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed), or when
     /// no byte has moved either way for longer than the idle timeout.
     ///
@@ -269,7 +260,10 @@ final class CurlTransfer: @unchecked Sendable {
         if sink.isFinished { return false }
         let now = DispatchTime.now().uptimeNanoseconds
         if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded {
-            if uploaded != progressCounts.uploaded { reportUpload(uploaded) }
+            if uploaded != progressCounts.uploaded, let body {
+                let (progress, complete) = body.progress(uploaded: uploaded)
+                sink.sent(progress, isComplete: complete)
+            }
             progressCounts = (downloaded, uploaded)
             lastActivity = now
             return true
