@@ -8,8 +8,8 @@
 #      stop their own servers on 127.0.0.1;
 #   5. runs the fault soak (target HotPotatoSoakTests), 500 cases, on its own;
 #   6. runs the memory-bound tests (target HotPotatoMemoryTests) on their own, one at a time;
-#   7. runs the concurrent suites (transport; retries, interceptors, monitors, proxies; element
-#      and event streams; shared JSONDocument lookups) under ThreadSanitizer;
+#   7. runs the concurrent suites (transport and uploads; retries, interceptors, monitors,
+#      proxies; element and event streams; shared JSONDocument lookups) under ThreadSanitizer;
 #   8. runs a smoke of both benchmark harnesses (so they never rot) and checks the handler
 #      microbenchmarks' malloc counts against the thresholds committed for the running toolchain
 #      (Benchmarks/Thresholds/<Swift version>/; none for this toolchain: said loudly, not compared);
@@ -69,7 +69,7 @@ say "Running the memory-bound tests on their own, one at a time (HotPotatoMemory
 HOTPOTATO_MEMORY_TESTS=1 limit 600 swift test --skip-build --no-parallel --filter '^HotPotatoMemoryTests\.'
 
 if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
-  say "Running the concurrent suites (transport; retries, interceptors, monitors, proxies; element and event streams; shared JSONDocument lookups) under ThreadSanitizer"
+  say "Running the concurrent suites (transport and uploads; retries, interceptors, monitors, proxies; element and event streams; shared JSONDocument lookups) under ThreadSanitizer"
   swift build --build-tests --sanitize=thread --scratch-path .build-tsan
   # Tests of the ordinary target (HotPotatoTests) whose names mention these. "Cancellation"
   # selects CancellationRaceTests too: cancels racing completions, thousands of times on each
@@ -79,7 +79,7 @@ if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
   # ThreadSanitizer's slowdown, curl's low-speed window saw a handler's 1.6 s nap as an idle
   # server once (a timing, not a race).
   limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2)' \
+    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind)' \
     --skip 'aHandlerSlowerThanTheTimeoutIsNotAnIdleServer|timeoutWhileTheServerStalls' 2>&1 \
     | tee .build-tsan/tsan.log
   # The retries, interceptors, monitors, redirect behaviours and proxies, whose calls run as

@@ -99,6 +99,12 @@ enum CommandLineParser {
                 options.method = method.uppercased()
             case "-d", "--data": options.data = Data(try value(name, inline).utf8)
             case "--data-file": options.dataFile = try value(name, inline)
+            case "-F", "--form": options.form.append(try FormArgument.parse(try value(name, inline), option: name))
+            case "--form-string": options.form.append(try FormArgument.literal(try value(name, inline)))
+            case "-T", "--upload-file":
+                let file = try value(name, inline)
+                guard !file.isEmpty else { throw UsageError("\(name) needs a file (or - for standard input)") }
+                options.uploadFile = file
             case "--accept-status": options.acceptedStatuses = try statuses(try value(name, inline))
             case "--accept-type":
                 let text = try value(name, inline)
@@ -166,7 +172,8 @@ enum CommandLineParser {
         if let json { options.output = .json(keyPath: json) }
         if wantsString { options.output = .string }
         if wantsEvents { options.output = .events }
-        guard options.data == nil || options.dataFile == nil else { throw UsageError("choose one of -d and --data-file") }
+        let bodies = [options.data != nil, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil].filter { $0 }
+        guard bodies.count <= 1 else { throw UsageError("choose one of -d, --data-file, -F and -T") }
         if options.resume, case .file = options.output {} else if options.resume {
             throw UsageError("--continue needs -o FILE")
         }

@@ -25,6 +25,7 @@ enum ExitStatus: Int32, CaseIterable {
     case resumeMismatch = 18
     case destinationBusy = 19
     case malformedResponse = 20
+    case unreadableUpload = 21
     case interrupted = 130
     case terminated = 143
 
@@ -52,6 +53,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .resumeMismatch: "--continue: the server's answer does not continue the partial file (discarded; run again)"
         case .destinationBusy: "--continue: another download is writing the same partial file (nothing changed)"
         case .malformedResponse: "the server's response breaks HTTP (a bad Content-Length, an unasked-for 206 …)"
+        case .unreadableUpload: "a file to send (-T, -F, --data-file) cannot be read"
         case .interrupted: "interrupted (Ctrl-C)"
         case .terminated: "terminated (SIGTERM)"
         }
@@ -61,6 +63,8 @@ enum ExitStatus: Int32, CaseIterable {
     static func of(_ error: HotPotatoError) -> (status: ExitStatus, kind: String) {
         switch error.code {
         case .invalidRequest where error.path == nil: return (.badURL, "bad URL")
+        case .invalidRequest: return (.unreadableUpload, "cannot read a file to send")
+        case .bodyNotReplayable: return (.failure, "cannot send the body again")
         case .connectionRefused: return (.connectionRefused, "connection refused")
         case .hostNotFound: return (.hostNotFound, "host not found")
         case .timedOut: return (.timedOut, "timed out")
@@ -77,7 +81,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .destinationBusy: return (.destinationBusy, "busy")
         case .malformedResponse: return (.malformedResponse, "malformed response")
         case .destinationExists: return (.fileError, "file exists")
-        case .writeFailed, .fileSystemError, .invalidRequest:
+        case .writeFailed, .fileSystemError:
             switch errno(of: error.underlying) {
             case ENOSPC, EDQUOT: return (.diskFull, "disk full")
             case EACCES, EPERM, EROFS: return (.permissionDenied, "permission denied")

@@ -75,34 +75,38 @@ struct GetCommand {
             }]
         }
         let session = Session(configuration: configuration, engine: options.engine)
-        var request = session.request(HTTPMethod(rawValue: options.method ?? (options.data != nil || options.dataFile != nil ? "POST" : "GET")), url)
+        var request = session.request(HTTPMethod(rawValue: options.effectiveMethod), Self.uploadTarget(url, file: options.uploadFile))
         for header in options.headers { request = request.header(header.name, header.value) }
         if let credentials = options.credentials {
             request = request.basicAuthentication(user: credentials.user, password: credentials.password)
         }
-        let hasContentType = options.headers.contains { $0.name.lowercased() == "content-type" }
-        let formType = hasContentType ? nil : "application/x-www-form-urlencoded"
-        if let data = options.data { request = request.body(data, contentType: formType) }
-        if let file = options.dataFile { request = request.body(fileAt: URL(fileURLWithPath: file), contentType: formType) }
+        do {
+            request = try withBody(request)
+        } catch {
+            Console.error("potato: cannot read a file to send: \(TerminalText.safe(error.message))\n")
+            return .unreadableUpload
+        }
+        let display = ProgressDisplay(style: progressStyle)
+        if sendsAFile { request = request.onUploadProgress { display.update($0) } }
 
         switch options.output {
         case .file(let path):
-            return await download(request, to: URL(fileURLWithPath: path), interruption: interruption)
+            return await download(request, to: URL(fileURLWithPath: path), display: display, interruption: interruption)
         case .standardOutput:
             let maximum = options.maximumSize ?? .max
             let handled = adjusted(request.handled(by: StreamWriter(fileHandle: .standardOutput, maximumBodySize: maximum)))
-            return await finish(handled, interruption: interruption) { _ in }
+            return await finish(handled, display: display, interruption: interruption) { _ in }
         case .json(let keyPath):
             let observed = request
             let parsed = options.maximumSize.map { observed.asJSON(atKeyPath: keyPath, maximumBodySize: $0) } ?? observed.asJSON(atKeyPath: keyPath)
             let handled = adjusted(parsed)
-            return await finish(handled, interruption: interruption) { json in
+            return await finish(handled, display: display, interruption: interruption) { json in
                 Console.output(json.serialized(pretty: true) + "\n")
             }
         case .string:
             let observed = request
             let handled = adjusted(options.maximumSize.map { observed.asString(maximumBodySize: $0) } ?? observed.asString())
-            return await finish(handled, interruption: interruption) { text in
+            return await finish(handled, display: display, interruption: interruption) { text in
                 Console.output(text.hasSuffix("\n") || text.isEmpty ? text : text + "\n")
             }
         case .events:
@@ -133,23 +137,25 @@ struct GetCommand {
         return request
     }
 
+    /// How progress is shown: `--progress`, or by default a bar on a terminal, else lines.
+    private var progressStyle: ProgressDisplay.Style {
+        switch options.progress {
+        case _ where options.quiet: return .none
+        case .auto: return Console.standardErrorIsTerminal ? .bar : .lines
+        case .bar: return .bar
+        case .lines: return .lines
+        case .none: return .none
+        }
+    }
+
     private func download<Handler>(
-        _ request: Request<Handler>, to destination: URL, interruption: Interruption
+        _ request: Request<Handler>, to destination: URL, display: ProgressDisplay, interruption: Interruption
     ) async -> ExitStatus {
         let partial = FileWriter.partialFileURL(for: destination)
         let keptBefore = options.resume ? Self.fileSize(partial.path) : nil
         if let keptBefore, keptBefore > 0, !options.quiet {
             Console.error("potato: resuming after \(ByteCount.text(keptBefore)) already downloaded (if the server allows)\n")
         }
-        let style: ProgressDisplay.Style
-        switch options.progress {
-        case _ where options.quiet: style = .none
-        case .auto: style = Console.standardErrorIsTerminal ? .bar : .lines
-        case .bar: style = .bar
-        case .lines: style = .lines
-        case .none: style = .none
-        }
-        let display = ProgressDisplay(style: style)
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max)
@@ -185,15 +191,17 @@ struct GetCommand {
     }
 
     private func finish<Handler: ContentHandler>(
-        _ request: Request<Handler>, interruption: Interruption, output: (Handler.Content) -> Void
+        _ request: Request<Handler>, display: ProgressDisplay, interruption: Interruption, output: (Handler.Content) -> Void
     ) async -> ExitStatus {
         let call = request.start()
         interruption.onInterrupt { call.cancel() }
         do {
             let response = try await call.response()
+            display.finish()
             output(response.content)
             return .success
         } catch {
+            display.finish()
             if let signal = interruption.signal {
                 Console.error("potato: interrupted\n")
                 return signal == SIGTERM ? .terminated : .interrupted

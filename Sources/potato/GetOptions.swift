@@ -30,6 +30,10 @@ struct GetOptions {
     var method: String?
     var data: Data?
     var dataFile: String?
+    /// `-F` and `--form-string`: the parts of a multipart form, in order.
+    var form: [FormArgument] = []
+    /// `-T FILE`: the file to upload (`-` for standard input).
+    var uploadFile: String?
     var acceptedStatuses: Set<Int>?
     var acceptedTypes: [MediaType] = []
     var maximumSize: Int64?
@@ -55,4 +59,11 @@ struct GetOptions {
     /// `--cacert FILE`: a PEM file of certificate authorities to trust instead of the system's
     /// (`Session.Configuration.certificateAuthorities`, which only the curl engine honours).
     var certificateAuthorities: String?
+
+    /// The method: `-X`'s, else `PUT` with `-T`, `POST` with a body, `GET` otherwise (as curl).
+    var effectiveMethod: String {
+        if let method { return method }
+        if uploadFile != nil { return "PUT" }
+        return data != nil || dataFile != nil || !form.isEmpty ? "POST" : "GET"
+    }
 }

@@ -32,7 +32,8 @@ enum HelpText {
                                    --retry N, a dropped stream resumes with Last-Event-ID
 
         Request:
-          -X, --request METHOD     the method (default GET, or POST with -d or --data-file)
+          -X, --request METHOD     the method (default GET; POST with -d, --data-file or -F; PUT
+                                   with -T)
           -H, --header 'Name: value'
                                    add a header (repeatable)
           -u, --user USER:PASSWORD send HTTP Basic credentials (over https: they are
@@ -40,6 +41,16 @@ enum HelpText {
           -d, --data DATA          send DATA as the body (Content-Type
                                    application/x-www-form-urlencoded unless -H sets one)
               --data-file FILE     send FILE as the body, streamed from disk
+          -F, --form NAME=VALUE    send a multipart/form-data body, one part each (repeatable):
+                                   NAME=VALUE a text field; NAME=@FILE a file streamed from
+                                   disk, with ;type=TYPE and ;filename=NAME after it if wanted;
+                                   NAME=<FILE a text field holding FILE's contents. Quote a file
+                                   name with ; in it: NAME=@"a;b.txt"
+              --form-string NAME=VALUE
+                                   a text field taken as it is (even starting with @ or <)
+          -T, --upload-file FILE   send FILE as the body, streamed from disk (- for standard
+                                   input, sent chunked); a URL ending in / gets FILE's name
+                                   (one of -d, --data-file, -F and -T)
               --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
               --engine ENGINE      auto (default), curl or urlsession
           -x, --proxy URL          send requests through the proxy URL
@@ -87,7 +98,8 @@ enum HelpText {
                                    (< HTTP/2 200 OK) where the engine knows it (curl's)
           -q, --quiet              no progress and no summary; errors only
               --progress STYLE     auto (default: a bar on a terminal, else a line every
-                                   second), bar, lines or none
+                                   second), bar, lines or none; an upload's (-T, -F @FILE,
+                                   --data-file) is shown too, its bar marked ↑
 
         """ + exitStatuses
 

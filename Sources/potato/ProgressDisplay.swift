@@ -1,8 +1,10 @@
 import Foundation
 import HotPotato
 
-/// Shows a download's progress on standard error: a bar redrawn in place on a terminal (bytes,
-/// percent, rate, ETA), a plain line every second otherwise, or nothing.
+/// Shows a transfer's progress on standard error — the upload's (`-T`, `-F name=@file`,
+/// `--data-file`), then the download's (`-o`) — as a bar redrawn in place on a terminal (bytes,
+/// percent, rate, ETA; an upload's marked `↑`), a plain line every second otherwise (an upload's
+/// starting with `sent`), or nothing.
 final class ProgressDisplay: @unchecked Sendable {
     enum Style {
         case bar, lines, none
@@ -16,7 +18,8 @@ final class ProgressDisplay: @unchecked Sendable {
     private var samples: [(time: TimeInterval, bytes: Int64)] = []
     private var lastLine: TimeInterval = 0
     private var drawn = false
-    private var latest: TransferProgress?
+    /// Whether the updates drawn are an upload's; the rate starts again when the direction turns.
+    private var uploading = false
 
     init(style: Style) {
         self.style = style
@@ -25,26 +28,36 @@ final class ProgressDisplay: @unchecked Sendable {
     /// The byte count, total and rate of the latest update. A resumed download's progress counts
     /// the whole file, the bytes it already had included.
     func update(_ progress: TransferProgress) {
+        show(progress.bytesReceived, of: progress.expectedBytes, uploading: false)
+    }
+
+    /// The same for the request body's progress.
+    func update(_ progress: UploadProgress) {
+        show(progress.bytesSent, of: progress.expectedBytes, uploading: true)
+    }
+
+    private func show(_ bytes: Int64, of expected: Int64?, uploading: Bool) {
         lock.lock()
         defer { lock.unlock() }
-        latest = progress
         let now = Date().timeIntervalSince(start)
-        samples.append((now, progress.bytesReceived))
+        if uploading != self.uploading {
+            self.uploading = uploading
+            samples.removeAll()
+        }
+        samples.append((now, bytes))
         while samples.count > 2, now - samples[1].time > 3 { samples.removeFirst() }
-        let received = progress.bytesReceived
-        let expected = progress.expectedBytes
         switch style {
         case .none:
             return
         case .bar:
-            Console.error("\r\u{1B}[K" + Self.bar(
-                received: received, expected: expected, rate: rate(now: now),
-                width: Console.terminalWidth))
+            Console.error("\r\u{1B}[K" + (uploading ? "↑" : "") + Self.bar(
+                received: bytes, expected: expected, rate: rate(now: now),
+                width: Console.terminalWidth - (uploading ? 1 : 0)))
             drawn = true
         case .lines:
             guard now - lastLine >= 1 else { return }
             lastLine = now
-            Console.error(Self.line(received: received, expected: expected, rate: rate(now: now)) + "\n")
+            Console.error((uploading ? "sent " : "") + Self.line(received: bytes, expected: expected, rate: rate(now: now)) + "\n")
         }
     }
 

@@ -43,3 +43,10 @@ func expectFailure<T>(_ work: () throws -> T) -> HotPotatoError? {
 func patternedData(count: Int) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 8)) })
 }
+
+/// Whether `actual` holds exactly `expected`: for `#expect` on large bodies, where `==` between
+/// two unequal `Data` would have Swift Testing compute their difference byte by byte — a time
+/// quadratic in their size, which hung a test process for minutes.
+func sameBytes(_ actual: Data?, _ expected: Data) -> Bool {
+    actual == expected
+}

@@ -55,6 +55,34 @@ private func readmeDownload(session: Session, url: URL, destination: URL) async 
     print(file)
 }
 
+/// README, "Uploading"; Uploading.md.
+private func readmeUploading(session: Session, url: URL, videoURL: URL, csv: String, records: [String]) async throws {
+    var form = MultipartFormData()
+    form.append("spud", name: "name")
+    form.append(fileAt: URL(fileURLWithPath: "/tmp/big.iso"), name: "image")
+    let reply = try await session.post("https://example.com/upload")
+        .body(multipart: form)
+        .onUploadProgress { print($0.bytesSent, $0.expectedBytes ?? 0) }
+        .asJSON()
+        .content
+    form.append(Data(csv.utf8), name: "table", fileName: "table.csv", contentType: "text/csv")
+    form.append(fileAt: videoURL, name: "video")
+    let withProgress = try await session.post(url)
+        .body(multipart: form)
+        .onUploadProgress { print($0.bytesSent, $0.fractionCompleted ?? 0) }
+        .asJSON()
+        .content
+    let searched = try await session.post(url).body(form: ["q": "hot potato", "page": "2"]).asJSON().content
+    let pairs = try await session.post(url).body(form: [("q", "hot potato"), ("page", "2")]).asJSON().content
+    let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
+    let call = session.put(url).body(stream: chunks, contentType: "application/octet-stream").start()
+    for record in records { continuation.yield(Data(record.utf8)) }
+    continuation.finish()
+    let response = try await call.response()
+    let fromStream = try await session.put(url).body(stream: InputStream(data: Data()), length: 0).asData().content
+    print(reply, withProgress, searched, pairs, response.status, fromStream)
+}
+
 /// README, "The handlers"; GettingStarted.md, "Choose what is accepted".
 private func readmeHandlerConstruction(url: URL) {
     let parser = JSONParser(gate: .init(statusCodes: [200, 404]))

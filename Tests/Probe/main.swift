@@ -6,8 +6,10 @@
 //     (with HOTPOTATO_PROBE_CA=FILE in the environment, FILE's authorities are trusted)
 //   hotpotato-probe stream-json URL KEY_PATH DELAY_MICROSECONDS_PER_ELEMENT [urlsession|curl]
 //   hotpotato-probe parallel URL COUNT [urlsession|curl]   (COUNT downloads at once, discarded)
+//   hotpotato-probe upload-multipart URL FILE [urlsession|curl]   (FILE in a multipart form, POSTed)
 //
-// Prints `bytes=<n> peak_rss_kib=<n>` (or `elements=<n> peak_rss_kib=<n>`) and exits 0, or prints
+// Prints `bytes=<n> peak_rss_kib=<n>` (or `elements=<n> peak_rss_kib=<n>`; for an upload,
+// `sent=<body bytes> received=<the server's count> peak_rss_kib=<n>`) and exits 0, or prints
 // the error (and `error_code=<code> peak_rss_kib=<n>`) and exits 1.
 import Foundation
 import HotPotato
@@ -99,6 +101,57 @@ func parallel(_ arguments: [String]) -> Never {
     }
 }
 
+/// What the test server says it received: `{"length":N,…}`.
+struct ReceivedCount: Decodable, Sendable {
+    let length: Int64
+}
+
+/// POSTs a multipart form of a text field and FILE to URL, reporting the upload's progress to
+/// nowhere (so that progress is part of what is measured), and prints the body's length, the
+/// server's count and the peak.
+func uploadMultipart(_ arguments: [String]) -> Never {
+    guard (4...5).contains(arguments.count), let url = URL(string: arguments[2]) else {
+        print("usage: hotpotato-probe upload-multipart URL FILE [urlsession|curl]")
+        exit(2)
+    }
+    let engine: Session.Engine = arguments.count == 5 && arguments[4] == "curl" ? .curl : .urlSession
+    var configuration = Session.Configuration()
+    configuration.requestTimeout = 120
+    configuration.resourceTimeout = 600
+    let session = Session(configuration: configuration, engine: engine)
+    var form = MultipartFormData()
+    form.append("a field before the file", name: "note")
+    form.append(fileAt: URL(fileURLWithPath: arguments[3]), name: "file", contentType: "application/octet-stream")
+    let sent = Locked(Int64(0))
+    let progressQueue = DispatchQueue(label: "probe.upload-progress")
+    let request = session.post(url).body(multipart: form)
+        .onUploadProgress(queue: progressQueue) { progress in sent.withLock { $0 = progress.bytesSent } }
+        .as(ReceivedCount.self)
+    runThenExit {
+        do {
+            let received = try await request.content
+            progressQueue.sync {}  // the last update was queued before the call completed
+            print("sent=\(sent.withLock { $0 }) received=\(received.length) peak_rss_kib=\(peakResidentKiB())")
+            return 0
+        } catch {
+            printFailure(error)
+            return 1
+        }
+    }
+}
+
+/// A value behind a lock, for the progress callback.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
 /// Runs `work` in a task, waits for it, and exits with the status it returns.
 func runThenExit(_ work: @escaping @Sendable () async -> Int32) -> Never {
     let done = DispatchSemaphore(value: 0)
@@ -120,6 +173,7 @@ func printFailure(_ error: any Error) {
 let arguments = CommandLine.arguments
 if arguments.count > 1 && arguments[1] == "stream-json" { streamJSON(arguments) }
 if arguments.count > 1 && arguments[1] == "parallel" { parallel(arguments) }
+if arguments.count > 1 && arguments[1] == "upload-multipart" { uploadMultipart(arguments) }
 guard (4...5).contains(arguments.count), let url = URL(string: arguments[1]), let delay = Double(arguments[2]),
       let highWaterMark = Int(arguments[3]) else {
     print("usage: hotpotato-probe URL DELAY_MICROSECONDS_PER_16_KIB HIGH_WATER_MARK_BYTES [urlsession|curl]")

@@ -19,6 +19,14 @@ public final class Call<Content: Sendable>: Sendable {
         reporter.stream
     }
 
+    /// The request body's progress, throttled, as ``progress`` is the response body's: the
+    /// sequence ends when the call completes, keeps only the newest update for a slow reader, and
+    /// is the same every time it is read. A body sent again (a `307` or `308` redirect, a retry)
+    /// counts from 0 again. A request without a body reports nothing.
+    public var uploadProgress: AsyncStream<UploadProgress> {
+        reporter.uploadStream
+    }
+
     init(completion: Completion<Content>, progress: ProgressReporter, cancel: @escaping @Sendable () -> Void) {
         self.completion = completion
         self.reporter = progress

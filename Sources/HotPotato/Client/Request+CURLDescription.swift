@@ -40,7 +40,7 @@ extension Request {
         let method = request.httpMethod ?? "GET"
         let hasBody: Bool
         switch spec.body {
-        case .data, .file: hasBody = true
+        case .data, .file, .multipart, .stream: hasBody = true
         case .none, .invalid: hasBody = false
         }
         if method == "HEAD" {
@@ -52,6 +52,8 @@ extension Request {
             arguments += ["-X", Self.shellQuoted(method)]
         }
         for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            // curl's -F sets the multipart type with a boundary of its own.
+            if case .multipart = spec.body, name.lowercased() == "content-type" { continue }
             let secret = RedirectPolicy.credentialHeaders.contains(name.lowercased()) && !revealingSecrets
             arguments += ["-H", Self.shellQuoted("\(name): \(secret ? "<redacted>" : value)")]
         }
@@ -66,6 +68,13 @@ extension Request {
             }
         case .file(let url):
             arguments += ["--data-binary", Self.shellQuoted("@" + url.path)]
+        case .multipart(let form):
+            let (formArguments, formNote) = Self.curlArguments(for: form)
+            arguments += formArguments
+            note = formNote
+        case .stream(let source):
+            arguments += ["--data-binary", "@-"]
+            note = "# the body streamed from an \(source.kind)\(source.length.map { ", \($0) bytes" } ?? "") on standard input"
         case .none, .invalid:
             break
         }
@@ -92,6 +101,35 @@ extension Request {
         // Last, so that the comment stays a comment.
         if let note { arguments.append(note) }
         return arguments.joined(separator: " ")
+    }
+
+    /// curl's `-F` arguments for `form`: `name=value` for a text field, `name=@path` with its
+    /// `type` and `filename` for a file, and for bytes that are not text, a note that they are left
+    /// out.
+    static func curlArguments(for form: MultipartFormData) -> (arguments: [String], note: String?) {
+        var arguments: [String] = []
+        var omitted: [String] = []
+        for part in form.parts {
+            // curl's -F syntax gives `;`, `,` and `"` meanings of their own in file names and types.
+            func attributes() -> String {
+                var text = part.contentType.map { ";type=\($0)" } ?? ""
+                if let fileName = part.fileName { text += ";filename=\"\(fileName.replacingOccurrences(of: "\"", with: "\\\""))\"" }
+                return text
+            }
+            switch part.content {
+            case .file(let url):
+                arguments += ["-F", shellQuoted("\(part.name)=@\"\(url.path)\"" + attributes())]
+            case .data(let data):
+                if part.fileName == nil, part.contentType == nil, let text = String(data: data, encoding: .utf8), !text.contains("\0"),
+                   !text.hasPrefix("@"), !text.hasPrefix("<") {
+                    arguments += ["--form-string", shellQuoted("\(part.name)=\(text)")]
+                } else {
+                    omitted.append(part.name)
+                }
+            }
+        }
+        let note = omitted.isEmpty ? nil : "# parts of bytes left out: \(omitted.joined(separator: ", "))"
+        return (arguments, note)
     }
 
     /// `text` as one argument of a POSIX shell: in single quotes, each `'` written as `'\''`.

@@ -35,7 +35,7 @@ extension Request {
     }
 
     /// Sends the request and returns the call at once: await its ``Call/response()``, follow its
-    /// ``Call/progress``, or ``Call/cancel()`` it.
+    /// ``Call/progress`` and ``Call/uploadProgress``, or ``Call/cancel()`` it.
     public func start() -> Call<Handler.Content> {
         let configuration = session.configuration
         let retryPolicy = options.retryPolicy ?? configuration.retryPolicy
@@ -44,7 +44,8 @@ extension Request {
             let monitors = EventMonitors(configuration.eventMonitors, method: spec.method, url: spec.url)
             var observers = options.progressObservers
             if let monitorObserver = monitors?.progressObserver { observers.append(monitorObserver) }
-            let progress = ProgressReporter(interval: configuration.progressInterval, observers: observers)
+            let progress = ProgressReporter(
+                interval: configuration.progressInterval, observers: observers, uploadObservers: options.uploadProgressObservers)
             // Attempts, adapted and retried, each with a handler of its own.
             let loop = AttemptLoop(
                 request: self, retryPolicy: retryPolicy, interceptors: configuration.interceptors + options.interceptors,
@@ -56,7 +57,9 @@ extension Request {
             return Call(completion: loop.completion, progress: progress, cancel: { cancellable.cancel() })
         }
         // One attempt: no task, no await between the caller and the engine.
-        let progress = ProgressReporter(interval: configuration.progressInterval, observers: options.progressObservers)
+        let progress = ProgressReporter(
+            interval: configuration.progressInterval, observers: options.progressObservers,
+            uploadObservers: options.uploadProgressObservers)
         let transfer = makeTransfer(progress: progress, onHead: options.headCallback, finishesProgress: true)
         let sink: any TransferSink = transfer
         let call = Call(completion: transfer.completion, progress: progress, cancel: { sink.cancel() })
@@ -85,8 +88,12 @@ extension Request {
     }
 
     /// Lets the handler adapt `urlRequest`, then sends it through the session's engine (or
-    /// answers a `data:` URL) with `transfer` as the sink.
-    func send(_ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy) throws(HotPotatoError) {
+    /// answers a `data:` URL) with `transfer` as the sink. `call` is what the attempt belongs to
+    /// (the transfer itself for a call of one attempt): its attempts may claim a one-shot body in
+    /// turn.
+    func send(
+        _ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy, call: AnyObject? = nil
+    ) throws(HotPotatoError) {
         var urlRequest = urlRequest
         try transfer.adapt(&urlRequest)
         if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
@@ -94,9 +101,9 @@ extension Request {
             DataURL.deliver(url, method: spec.method, to: transfer)
             return
         }
-        let bodyFile = try spec.bodyFile()
+        let body = try spec.makeRequestBody(owner: call ?? transfer)
         if session.transport.deliveriesMayBlock { transfer.allowBlockingDeliveries() }
-        let stop = session.transport.start(urlRequest, bodyFile: bodyFile, redirects: redirects, sink: transfer)
+        let stop = session.transport.start(urlRequest, body: body, redirects: redirects, sink: transfer)
         transfer.setStopEngine(stop)
     }
 

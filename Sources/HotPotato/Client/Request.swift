@@ -61,7 +61,9 @@ struct RequestOptions: Sendable {
     var errorBodyLimit: Int?
     /// The `onProgress` callbacks, in the order they were added, each with its queue (`nil`:
     /// the call's own).
-    var progressObservers: [ProgressReporter.Observer] = []
+    var progressObservers: [ProgressReporter.Observer<TransferProgress>] = []
+    /// The `onUploadProgress` callbacks, likewise.
+    var uploadProgressObservers: [ProgressReporter.Observer<UploadProgress>] = []
     var headCallback: (@Sendable (ResponseHead) -> Void)?
     /// ``Request/redirects(_:)``: in place of the session's.
     var redirects: RedirectBehavior?

@@ -9,6 +9,10 @@ struct RequestDescription: Sendable {
         case none
         case data(Data)
         case file(URL)
+        /// A form whose files are read as it is sent.
+        case multipart(MultipartFormData)
+        /// The elements of an `AsyncSequence` or the bytes of an `InputStream`, read once.
+        case stream(OneShotBody)
         /// Encoding the body failed; the request fails with this when started.
         case invalid(HotPotatoError)
     }
@@ -65,21 +69,12 @@ struct RequestDescription: Sendable {
         for field in defaults.headers where !headers.contains(field.name) {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        for field in headers {
+        for field in headers where !(framesItsOwnLength && Self.framingHeaders.contains(field.name.lowercased())) {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
         if case .data(let data) = body {
             request.httpBody = data
         }
         return request
-    }
-
-    /// The file to upload as the body, when there is one; checked to be readable.
-    func bodyFile() throws(HotPotatoError) -> URL? {
-        guard case .file(let url) = body else { return nil }
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-            throw HotPotatoError.unreadableBodyFile(url)
-        }
-        return url
     }
 }

@@ -17,8 +17,14 @@ public struct TransferProgress: Sendable, Hashable {
 
     /// The fraction received, from 0 to 1, or `nil` when the length is unknown.
     public var fractionCompleted: Double? {
-        guard let expectedBytes else { return nil }
-        guard expectedBytes > 0 else { return 1 }
-        return min(1, Double(bytesReceived) / Double(expectedBytes))
+        Self.fraction(bytesReceived, of: expectedBytes)
+    }
+
+    /// `done` as a fraction of `expected`, from 0 to 1 (1 for an empty body); `nil` when the
+    /// length is unknown.
+    static func fraction(_ done: Int64, of expected: Int64?) -> Double? {
+        guard let expected else { return nil }
+        guard expected > 0 else { return 1 }
+        return min(1, Double(done) / Double(expected))
     }
 }

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// which method, body and headers.
 ///
 /// Neither engine lets its library follow a redirect. Each hands the head of every final
-/// (non-1xx) response to ``nextRequest(after:response:redirectsFollowed:)`` and either delivers
+/// (non-1xx) response to ``nextRequest(after:response:redirectsFollowed:replayableBody:)`` and either delivers
 /// that response to the handler or sends the request it returns: libcurl on the same easy handle
 /// (so a kept-alive connection is reused), URLSession as a new task on the same session.
 ///
@@ -25,7 +25,10 @@ import FoundationNetworking
 ///   `302` make a `POST` a `GET` without a body, as browsers, curl and URLSession do, and keep any
 ///   other method with its body. `307` and `308` keep the method and the body (a body file is
 ///   sent again from its first byte). Whenever the body is dropped, so are the `Content-Type`,
-///   `Content-Length` and `Transfer-Encoding` request headers.
+///   `Content-Length` and `Transfer-Encoding` request headers. A one-shot body (an
+///   `AsyncSequence`, an `InputStream`) cannot be sent again: a redirect that would keep it (and
+///   that is followed) fails the call with ``HotPotatoError/Code/bodyNotReplayable``, `head` set to
+///   the redirect.
 /// - **Credentials:** when the target's origin differs from the current URL's — another scheme
 ///   (so a downgrade from `https` to `http`, or an upgrade), another host (compared
 ///   case-insensitively: `localhost` and `127.0.0.1` are different hosts) or another port (80
@@ -66,13 +69,30 @@ struct RedirectPolicy: Sendable {
     ///   - request: The request `response` answers (after any earlier redirects).
     ///   - response: The head of a final (non-1xx) response.
     ///   - redirectsFollowed: How many redirects this call has followed so far.
+    ///   - replayableBody: Whether the request's body can be sent again; `false` for a one-shot body.
     /// - Returns: The next request, and whether it sends the request body again (the same method
     ///   with the same bytes: `request.httpBody`, or the body file from its first byte). When
     ///   `keepsBody` is `false` the next request has no body at all.
     /// - Throws: ``HotPotatoError/Code/tooManyRedirects`` past the limit;
     ///   ``HotPotatoError/Code/invalidRequest`` for a `Location` that is not an `http` or `https`
-    ///   URL. Both carry `response` as their `head`.
+    ///   URL; ``HotPotatoError/Code/bodyNotReplayable`` for a redirect to follow that keeps a body
+    ///   that is not replayable. All carry `response` as their `head`.
     func nextRequest(
+        after request: URLRequest, response: ResponseHead, redirectsFollowed: Int, replayableBody: Bool = true
+    ) throws(HotPotatoError) -> (request: URLRequest, keepsBody: Bool)? {
+        let next = try followed(after: request, response: response, redirectsFollowed: redirectsFollowed)
+        if let next, next.keepsBody, !replayableBody {
+            throw .bodyNotReplayable(
+                "The server redirected (\(response.status)) to \(next.request.url?.absoluteString ?? "another URL") and asks for "
+                    + "the request body again, but it is a one-shot stream that was already sent; the redirect was not followed.",
+                head: response)
+        }
+        return next
+    }
+
+    /// The request to send next and whether it keeps the body, as ``nextRequest(after:response:redirectsFollowed:replayableBody:)``
+    /// says, whatever the body.
+    private func followed(
         after request: URLRequest, response: ResponseHead, redirectsFollowed: Int
     ) throws(HotPotatoError) -> (request: URLRequest, keepsBody: Bool)? {
         guard maximumRedirects > 0, Self.followedStatuses.contains(response.status),

@@ -160,6 +160,11 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         return more == true && !isFinished
     }
 
+    func sent(_ progress: UploadProgress, isComplete: Bool) {
+        // No handler involved: the reporter has a lock of its own.
+        if !isFinished { self.progress.report(progress, force: isComplete) }
+    }
+
     func end() {
         withHandler { driver, aftermath in
             let result = driver.finish()

@@ -11,6 +11,9 @@ protocol TransferSink: AnyObject, Sendable {
     /// The next body chunk, in memory the engine owns and will reuse once the call returns;
     /// returns whether to keep reading.
     func receive(borrowing bytes: UnsafeRawBufferPointer) -> Bool
+    /// How much of the request body has been sent; `isComplete` when it is all sent. Called from
+    /// the engine's thread, possibly while a handler call is in progress on another.
+    func sent(_ progress: UploadProgress, isComplete: Bool)
     /// The body ended normally.
     func end()
     /// The transfer failed.
@@ -24,4 +27,9 @@ protocol TransferSink: AnyObject, Sendable {
     func cancel()
     /// Whether the outcome is settled (cancelled, failed, or done); cheap to call per chunk.
     var isFinished: Bool { get }
+}
+
+extension TransferSink {
+    /// Ignores the request body's progress: for sinks that do not report it.
+    func sent(_ progress: UploadProgress, isComplete: Bool) {}
 }

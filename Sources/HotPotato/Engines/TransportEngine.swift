@@ -8,8 +8,13 @@ protocol TransportEngine: Sendable {
     /// Starts the request, following its redirects as `redirects` says. Returns a closure that
     /// stops the transfer; it must return promptly and may be called from any thread, more than
     /// once.
+    ///
+    /// `body` is the body to stream, when it is not the request's `httpBody`: the engine reads it
+    /// through a ``BodyReader`` per request it sends, reports its progress to
+    /// ``TransferSink/sent(_:isComplete:)``, sends it again on a redirect that keeps it only when it
+    /// ``RequestBody/isReplayable``, and lets go of it once the transfer is over.
     func start(
-        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+        _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void
 
     /// Releases the engine's resources once it is no longer needed. With `cancellingTransfers`,

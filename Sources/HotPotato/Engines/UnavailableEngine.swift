@@ -9,7 +9,7 @@ struct UnavailableEngine: TransportEngine {
     let engine: Session.Engine
     let reason: String
 
-    func start(_ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink) -> @Sendable () -> Void {
+    func start(_ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink) -> @Sendable () -> Void {
         sink.fail(HotPotatoError(.engineUnavailable, reason: "The \(engine) engine is not available: \(reason)."))
         return {}
     }

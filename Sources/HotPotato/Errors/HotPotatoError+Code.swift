@@ -14,7 +14,7 @@ extension HotPotatoError {
             case handlerFailed, truncatedBody, cancelled, invalidRequest
             case connectionRefused, hostNotFound, timedOut, connectionLost
             case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
-            case authenticationFailed
+            case authenticationFailed, bodyNotReplayable
         }
 
         private let base: Base
@@ -113,6 +113,13 @@ extension HotPotatoError {
         /// file that cannot be read, a redirect to a `Location` that is not an `http` or `https`
         /// URL …). Sets `underlying` where there is one, and `head` (the redirect) for a redirect.
         public static let invalidRequest = Code(.invalidRequest)
+        /// The request body is a one-shot stream (an `AsyncSequence` or an `InputStream`) and would
+        /// have to be sent again: a `307` or `308` redirect (or a `301` or `302` that keeps the
+        /// method) asks for the same body at another URL, libcurl had to rewind the body to send it
+        /// on a new connection, or the request was run again after its body was read. A one-shot
+        /// body is never resent silently: the call fails. Sets `head` (the redirect) for a redirect.
+        /// Send the body from `Data`, a file or a ``MultipartFormData`` to have it resent.
+        public static let bodyNotReplayable = Code(.bodyNotReplayable)
 
         // MARK: Transport
 

@@ -74,6 +74,12 @@ extension HotPotatoError {
             path: url.path, underlying: underlying)
     }
 
+    /// ``Code/bodyNotReplayable``: a one-shot request body would have to be sent again; `head` is
+    /// the redirect that asked for it, when one did.
+    static func bodyNotReplayable(_ reason: String, head: ResponseHead? = nil) -> HotPotatoError {
+        HotPotatoError(.bodyNotReplayable, reason: reason, head: head)
+    }
+
     /// ``Code/bufferingFailed``: body bytes held back for a slow consumer could not be set
     /// aside in a temporary file in `directory` (``path``); `limit` is the memory bound that
     /// could not be kept otherwise (``limit``).

@@ -32,7 +32,7 @@ struct EventMonitors: Sendable {
     }
 
     /// A progress callback that reports ``RequestEvent/Kind/progress(_:)``.
-    var progressObserver: ProgressReporter.Observer {
+    var progressObserver: ProgressReporter.Observer<TransferProgress> {
         ProgressReporter.Observer(queue: nil) { progress in send(.progress(progress)) }
     }
 }

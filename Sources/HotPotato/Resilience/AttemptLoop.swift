@@ -138,6 +138,12 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             case .retry: delay = 0
             case .retryAfter(let seconds): delay = max(0, seconds)
             }
+            if let body = request.spec.oneShotBody, body.wasConsumed {
+                // A one-shot body is never sent twice: the retry is not made, and the error says why.
+                var final = error
+                final.reason += " The request was not retried: its body is a one-shot \(body.kind) that was already read."
+                return conclude(.failure(final))
+            }
             earlierErrors.append(error)
             // Bounded: an interceptor may retry without end, and each error keeps its error body.
             if earlierErrors.count > RetryContext.earlierErrorLimit { earlierErrors.removeFirst() }
@@ -191,7 +197,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             state.phase = .transferring(transfer)
             monitors?.send(.attemptStarted(adapted, attempt: attempt))
             do throws(HotPotatoError) {
-                try request.send(adapted, through: transfer, redirects: redirects)
+                try request.send(adapted, through: transfer, redirects: redirects, call: self)
             } catch {
                 transfer.fail(error)
             }

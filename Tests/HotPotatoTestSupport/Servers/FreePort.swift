@@ -27,7 +27,14 @@ struct LoopbackSocket {
     let descriptor: Int32
     let port: UInt16
 
-    static func listening(port: UInt16) throws -> LoopbackSocket {
+    /// A socket bound to a port of 127.0.0.1 that does not listen: connecting to it is refused,
+    /// and no other server can take the port while it is open (unlike a port found free, which a
+    /// server started meanwhile can take).
+    static func refusing() throws -> LoopbackSocket {
+        try listening(port: 0, listens: false)
+    }
+
+    static func listening(port: UInt16, listens: Bool = true) throws -> LoopbackSocket {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -40,7 +47,7 @@ struct LoopbackSocket {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(fd, 128) == 0 else {
+        guard bound == 0, !listens || listen(fd, 128) == 0 else {
             let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             _ = systemClose(fd)
             throw error

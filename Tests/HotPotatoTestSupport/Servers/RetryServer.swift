@@ -22,7 +22,15 @@ import Darwin
 /// - `/auth/<name>` — `200` with `{"user":"ok"}` for `Authorization: Bearer <token>` when the
 ///   token is the one `setValidToken(_:for:)` set for the name, else `401` with
 ///   `{"error":"invalid token"}`.
+/// - `/echo/<name>` — reads the whole body (with a `Content-Length` or chunked) and answers `200`
+///   with `{"length":N,"chunked":B,"complete":B}`; `/discard/<name>` does the same and keeps none
+///   of the body in its record (a gigabyte upload costs the test process no memory).
+/// - `/redirect/<name>?status=S&location=L` — reads the body, then answers status S (default 307)
+///   with `Location: L`.
 /// - anything else: 404.
+///
+/// Every request's body is read (a `Content-Length` or chunked) and its first mebibyte kept in its
+/// record, with its length and framing.
 final class RetryServer: @unchecked Sendable {
     /// One request, as the tests check it.
     struct Record: Sendable {
@@ -31,6 +39,12 @@ final class RetryServer: @unchecked Sendable {
         let range: String?
         let ifRange: String?
         let authorization: String?
+        /// The first bytes of the body (at most 1 MiB; none for `/discard/…`).
+        var body = Data()
+        var bodyLength = 0
+        var chunked = false
+        var contentLength: String?
+        var contentType: String?
     }
 
     let port: UInt16
@@ -64,20 +78,17 @@ final class RetryServer: @unchecked Sendable {
 
     // MARK: - Serving
 
-    private struct Request {
-        let method: String
-        let path: String
-        let query: [String: String]
-        let headers: [String: String]
-    }
+    private typealias Request = LoopbackRequest
 
     private func serve(_ connection: Int32) {
         defer { _ = systemClose(connection) }
-        guard let request = Self.read(connection) else { return }
+        guard let request = LoopbackRequest.read(connection, keep: { $0.hasPrefix("/discard/") ? 0 : 1 << 20 }) else { return }
         let count = state.withLock { state -> Int in
             state.records.append(Record(
                 method: request.method, path: request.path, range: request.headers["range"],
-                ifRange: request.headers["if-range"], authorization: request.headers["authorization"]))
+                ifRange: request.headers["if-range"], authorization: request.headers["authorization"],
+                body: request.body, bodyLength: request.bodyLength, chunked: request.chunked,
+                contentLength: request.headers["content-length"], contentType: request.headers["content-type"]))
             defer { state.counts[request.path, default: 0] += 1 }
             return state.counts[request.path, default: 0]
         }
@@ -92,6 +103,11 @@ final class RetryServer: @unchecked Sendable {
             } else {
                 respond(connection, status: 401, headers: ["WWW-Authenticate": "Bearer"], body: #"{"error":"invalid token"}"#)
             }
+        case "redirect":
+            respond(connection, status: Int(request.query["status"] ?? "") ?? 307, headers: ["Location": request.query["location"] ?? "/"],
+                    body: #"{"redirect":true}"#)
+        case "echo", "discard":
+            respond(connection, status: 200, body: #"{"length":\#(request.bodyLength),"chunked":\#(request.chunked),"complete":\#(request.complete)}"#)
         default:
             respond(connection, status: 404, body: #"{"error":"no such route"}"#)
         }
@@ -145,36 +161,5 @@ final class RetryServer: @unchecked Sendable {
         var text = "HTTP/1.1 \(status) \(StatusPhrases.phrase(for: status) ?? "Status")\r\nConnection: close\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
         return Data((text + "\r\n").utf8)
-    }
-
-    /// The request line and headers (names lowercased), with any body read and dropped.
-    private static func read(_ connection: Int32) -> Request? {
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var headEnd: Range<Data.Index>?
-        while headEnd == nil {
-            let count = recv(connection, &buffer, buffer.count, 0)
-            if count <= 0 || received.count > 64 * 1024 { return nil }
-            received.append(buffer, count: count)
-            headEnd = received.range(of: Data("\r\n\r\n".utf8))
-        }
-        guard let headEnd else { return nil }
-        let lines = String(decoding: received[..<headEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        let requestLine = lines.first?.split(separator: " ") ?? []
-        guard requestLine.count >= 2, let components = URLComponents(string: String(requestLine[1])) else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        var bodyLeft = (Int(headers["content-length"] ?? "") ?? 0) - (received.count - headEnd.upperBound)
-        while bodyLeft > 0 {
-            let count = recv(connection, &buffer, min(buffer.count, bodyLeft), 0)
-            if count <= 0 { break }
-            bodyLeft -= count
-        }
-        var query: [String: String] = [:]
-        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        return Request(method: String(requestLine[0]), path: components.path, query: query, headers: headers)
     }
 }

@@ -16,6 +16,7 @@ enum TestServers {
     private static let httpbinServer = StartOnce { try HTTPBinServer.start() }
     private static let faultServer = StartOnce { try FaultServer() }
     private static let retryServer = StartOnce { try RetryServer() }
+    private static let reuseServer = StartOnce { try ReuseServer() }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
     /// nginx's HTTPS side; the test fails, saying why, where openssl could not make the test CA.
@@ -25,6 +26,7 @@ enum TestServers {
     static func httpbin() async throws -> HTTPBinServer { try await httpbinServer.value() }
     static func fault() async throws -> FaultServer { try await faultServer.value() }
     static func retry() async throws -> RetryServer { try await retryServer.value() }
+    static func reuse() async throws -> ReuseServer { try await reuseServer.value() }
 }
 
 /// Runs a blocking start-up once, off the cooperative thread pool, and hands the result to every

@@ -33,7 +33,7 @@ import Testing
 
     private func transfer(_ sink: RecordingSink, proxyVariables: [String: String]) -> URLSessionTransfer {
         URLSessionTransfer(
-            request: URLRequest(url: origin), bodyFile: nil, sink: sink, redirectPolicy: RedirectPolicy(.follow()),
+            request: URLRequest(url: origin), body: nil, sink: sink, redirectPolicy: RedirectPolicy(.follow()),
             proxyRule: URLSessionProxyRule(configured: .environment(proxyVariables), environment: { proxyVariables }),
             canceller: URLSessionTaskCanceller(), highWaterMark: 1 << 20, backlog: { 0 }, nextTask: { _, _, _, _ in nil },
             release: { _ in })

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// The libcurl engine: a bounded pool of worker threads, each running one transfer at a time,
-/// on one of two paths (``CurlMultiplexer/multiplexes(_:configuration:)`` chooses):
+/// on one of two paths (``CurlMultiplexer/multiplexes(_:body:configuration:)`` chooses):
 ///
 /// - **Easy**: the worker performs the transfer with an easy handle of its own
 ///   (`curl_easy_perform`), handlers fed synchronously from libcurl's callbacks. A slow handler
@@ -47,11 +47,11 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     }
 
     func start(
-        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+        _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
-        let multiplexed = CurlMultiplexer.multiplexes(request, configuration: configuration)
+        let multiplexed = CurlMultiplexer.multiplexes(request, body: body, configuration: configuration)
         let transfer = CurlTransfer(
-            request: request, bodyFile: bodyFile, sink: sink, configuration: configuration, redirects: redirects,
+            request: request, body: body, sink: sink, configuration: configuration, redirects: redirects,
             multiplexed: multiplexed)
         condition.lock()
         if invalidated {

@@ -50,19 +50,19 @@ final class CurlMultiplexer: @unchecked Sendable {
     }
 
     /// Whether a request takes the multiplexed path: the configuration allows HTTP/2, the loaded
-    /// libcurl has it and the multi functions, the URL is `https` and no proxy is configured for
-    /// it. The rest take the easy path, as plain `http` does (HTTP/1.1 gains nothing from the
-    /// multi handle, and a worker reading its own socket is faster), and proxied requests do
-    /// (their tunnel handling is the easy path's). The transfer keeps its path through its
-    /// redirects.
+    /// libcurl has it and the multi functions, the URL is `https`, no proxy is configured for it,
+    /// and its body never makes a read wait. The rest take the easy path, as plain `http` does
+    /// (HTTP/1.1 gains nothing from the multi handle, and a worker reading its own socket is
+    /// faster), and proxied requests do (their tunnel handling is the easy path's). The transfer
+    /// keeps its path through its redirects.
     ///
-    /// A body is read on the multi thread by the read callback: it must never block there, which
-    /// holds for the bodies a request has today (in memory, or a file). A body that may have to
-    /// wait for its producer must either return `CURL_READFUNC_PAUSE` from `readBody(into:)` and
-    /// have the multi thread resume it (as ``CurlHandoff`` does for the receiving side), or take
-    /// the easy path: add that condition here.
-    static func multiplexes(_ request: URLRequest, configuration: Session.Configuration) -> Bool {
+    /// A body is read on the multi thread by the read callback, which must never wait there: a
+    /// body in memory, a file or a form (read from disk) never does, but a one-shot stream (an
+    /// `AsyncSequence` or an `InputStream`) waits for its producer, so a request with one takes
+    /// the easy path, where the worker thread is the transfer's own.
+    static func multiplexes(_ request: URLRequest, body: RequestBody?, configuration: Session.Configuration) -> Bool {
         guard configuration.httpVersionPolicy.allowsHTTP2, CurlLibrary.supportsHTTP2, CurlLibrary.supportsMultiplexing,
+              body?.isReplayable ?? true,
               let url = request.url, url.scheme?.lowercased() == "https" else { return false }
         do {
             return try configuration.proxy.selectedProxy(for: url) == nil

@@ -1,65 +1,59 @@
 import Foundation
 
-/// A request body that libcurl reads through its read callback: bytes in memory, or a file read
-/// as it is sent. Seekable, so that libcurl can rewind it (to send it again on a new connection).
-/// A redirect that sends the body again makes a new one, which starts from the first byte.
+/// A request body as libcurl reads it through its read and seek callbacks: a ``BodyReader`` read
+/// on the transfer's worker thread, which may block (see ``BlockingBodyRead``) while a one-shot
+/// stream's producer makes the next element. A redirect that sends the body again makes a new
+/// one, which starts from the first byte; letting go of it closes its reader.
 final class CurlRequestBody {
-    private enum Source {
-        case data(Data)
-        case file(FileHandle)
+    private let reading: BlockingBodyRead
+    /// Whether the reader has reached the body's end.
+    private(set) var isAtEnd = false
+
+    init(_ reader: any BodyReader) {
+        reading = BlockingBodyRead(reader)
     }
 
-    private let source: Source
-    private var offset = 0
-    let length: Int64
-
-    init(data: Data) {
-        source = .data(data)
-        length = Int64(data.count)
-    }
-
-    init(file url: URL) throws(HotPotatoError) {
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            let size = try handle.seekToEnd()
-            try handle.seek(toOffset: 0)
-            source = .file(handle)
-            length = Int64(size)
-        } catch {
-            throw HotPotatoError.unreadableBodyFile(url, underlying: error)
-        }
+    /// A body of the bytes in memory.
+    convenience init(data: Data) {
+        self.init(SegmentedBodyReader([.bytes(data)]))
     }
 
     deinit {
-        if case .file(let handle) = source { try? handle.close() }
+        reading.reader.close()
     }
 
-    /// Copies the next bytes into `buffer`; returns how many (0 at the end).
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        switch source {
-        case .data(let data):
-            let count = min(buffer.count, data.count - offset)
-            guard count > 0 else { return 0 }
-            data.withUnsafeBytes { bytes in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
-            }
-            offset += count
-            return count
-        case .file(let handle):
-            let chunk = try handle.read(upToCount: buffer.count) ?? Data()
-            chunk.withUnsafeBytes { buffer.copyMemory(from: $0) }
-            offset += chunk.count
-            return chunk.count
-        }
+    /// The length announced (`CURLOPT_INFILESIZE_LARGE`), or `nil` to send the body chunked.
+    var length: Int64? { reading.reader.length }
+
+    /// The bytes handed to libcurl so far.
+    var bytesRead: Int64 { reading.reader.bytesRead }
+
+    /// The next bytes, the end or a failure; `nil` when `shouldStop` said to give up while the
+    /// body waited for its producer.
+    func read(into buffer: UnsafeMutableRawBufferPointer, shouldStop: () -> Bool) -> BodyReadResult? {
+        let result = reading.read(into: buffer, shouldStop: shouldStop)
+        if case .end? = result { isAtEnd = true }
+        return result
     }
 
-    func seek(to position: Int64) throws {
-        switch source {
-        case .data(let data):
-            guard position >= 0, position <= Int64(data.count) else { throw POSIXError(.EINVAL) }
-        case .file(let handle):
-            try handle.seek(toOffset: UInt64(position))
+    /// The body's progress from libcurl's upload count, which for a chunked body counts the
+    /// chunks' framing too: never more than the bytes handed over; complete once all is sent.
+    func progress(uploaded: Int64) -> (progress: UploadProgress, isComplete: Bool) {
+        let read = bytesRead
+        let sent = min(uploaded, read)
+        let complete = length.map { sent == $0 } ?? (isAtEnd && sent == read)
+        return (UploadProgress(bytesSent: sent, expectedBytes: length), complete)
+    }
+
+    /// Moves to `position` for libcurl's seek callback: to the first byte (libcurl rewinds a body
+    /// to send it again on a new connection), or where the body already is. `false` when the body
+    /// cannot go there: a one-shot body once something was read from it.
+    func seek(to position: Int64) -> Bool {
+        if position == 0 {
+            guard reading.reader.rewind() else { return false }
+            isAtEnd = false
+            return true
         }
-        offset = Int(position)
+        return position == bytesRead
     }
 }

@@ -45,7 +45,9 @@ extension CurlTransfer {
         let head = currentHead()
         if (100..<200).contains(head.status) { return true }
         do {
-            pendingRedirect = try redirectPolicy.nextRequest(after: request, response: head, redirectsFollowed: redirectsFollowed)
+            pendingRedirect = try redirectPolicy.nextRequest(
+                after: request, response: head, redirectsFollowed: redirectsFollowed,
+                replayableBody: requestBody?.isReplayable ?? true)
         } catch {
             redirectFailure = error
             return false

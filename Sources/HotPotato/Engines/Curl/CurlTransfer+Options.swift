@@ -114,16 +114,18 @@ extension CurlTransfer {
         default:
             break
         }
-        // Any other method sends a body, empty if there is none (`Content-Length: 0`, as URLSession).
+        // Any other method sends a body, empty if there is none (`Content-Length: 0`, as URLSession):
+        // the request's `httpBody`, or a streamed body, read afresh from its first byte. Of unknown
+        // length (-1), libcurl sends it chunked.
         let source: CurlRequestBody
-        if let bodyFile {
-            source = try CurlRequestBody(file: bodyFile)
+        if let requestBody {
+            source = CurlRequestBody(try requestBody.makeReader())
         } else {
             source = CurlRequestBody(data: request.httpBody ?? Data())
         }
         body = source
         hp_curl_setopt_long(handle, Int32(HP_CURLOPT_UPLOAD), 1)
-        hp_curl_setopt_off(handle, Int32(HP_CURLOPT_INFILESIZE_LARGE), source.length)
+        hp_curl_setopt_off(handle, Int32(HP_CURLOPT_INFILESIZE_LARGE), source.length ?? -1)
         hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_READDATA), userdata)
         hp_curl_setopt_data_callback(handle, Int32(HP_CURLOPT_READFUNCTION), CurlCallbacks.read)
         hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_SEEKDATA), userdata)

@@ -27,8 +27,9 @@ import FoundationNetworking
 final class CurlTransfer: @unchecked Sendable {
     /// The request being sent: the caller's, then each redirect's.
     private(set) var request: URLRequest
-    /// The file the body is read from, while the request still sends it.
-    private(set) var bodyFile: URL?
+    /// The body streamed (a file, a form, a stream), while the request still sends it; without
+    /// one, the request's `httpBody` is sent.
+    private(set) var requestBody: RequestBody?
     let sink: any TransferSink
     let configuration: Session.Configuration
     let redirectPolicy: RedirectPolicy
@@ -70,6 +71,9 @@ final class CurlTransfer: @unchecked Sendable {
     var pendingRedirect: (request: URLRequest, keepsBody: Bool)?
     /// Why the current response's redirect cannot be followed, when the policy refused it.
     var redirectFailure: HotPotatoError?
+    /// Why the request body could not be sent (unreadable, or a one-shot body libcurl had to
+    /// rewind): the transfer's ending.
+    private var bodyFailure: HotPotatoError?
     /// The body bytes of the redirect being dropped so far.
     private var droppedRedirectBytes = 0
 
@@ -79,11 +83,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Creates a transfer for the easy path, or, with `multiplexed`, for the multi handle.
     init(
-        request: URLRequest, bodyFile: URL?, sink: any TransferSink, configuration: Session.Configuration,
+        request: URLRequest, body: RequestBody?, sink: any TransferSink, configuration: Session.Configuration,
         redirects: RedirectPolicy, multiplexed: Bool = false
     ) {
         self.request = request
-        self.bodyFile = bodyFile
+        requestBody = body
         self.sink = sink
         self.configuration = configuration
         redirectPolicy = redirects
@@ -151,7 +155,7 @@ final class CurlTransfer: @unchecked Sendable {
         // anew for the redirect's request.
         end()
         request = next.request
-        if !next.keepsBody { bodyFile = nil }
+        if !next.keepsBody { requestBody = nil }
         redirectsFollowed += 1
         hp_curl_easy_reset(handle)
         resetForNextResponse()
@@ -183,7 +187,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// dropped does not matter (curl ignores that body too); the next request gets a new
     /// connection.
     private func shouldFollow(after result: Int32) -> Bool {
-        !sink.isFinished && !idleTimedOut && result != Int32(HP_CURLE_OPERATION_TIMEDOUT)
+        !sink.isFinished && !idleTimedOut && bodyFailure == nil && result != Int32(HP_CURLE_OPERATION_TIMEDOUT)
     }
 
     /// Forgets the previous response before the next request is sent.
@@ -234,21 +238,51 @@ final class CurlTransfer: @unchecked Sendable {
         return sink.receive(borrowing: bytes) ? .accepted : .aborted
     }
 
-    /// Copies the next bytes of the request body into `buffer`. On the multiplexed path this runs
-    /// on the multi thread, which must never wait: the bodies a request has today (in memory, or
-    /// a file) do not (see ``CurlMultiplexer/multiplexes(_:configuration:)`` for one that could).
+    /// Hands libcurl the next bytes of the body. A one-shot stream's producer may make this wait
+    /// (the worker thread is the transfer's own); the wait ends when the call is settled, or with
+    /// the idle timeout, since nothing moves meanwhile. On the multiplexed path this runs on the
+    /// multi thread, which must never wait: only bodies that never do (in memory, a file, a form)
+    /// take that path (see ``CurlMultiplexer/multiplexes(_:body:configuration:)``). A body that cannot
+    /// be read fails the call with its own error.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if sink.isFinished { return HP_CURL_READFUNC_ABORT }
         guard let body else { return 0 }
-        do {
-            return try body.read(into: buffer)
-        } catch {
+        let result = body.read(into: buffer) { sink.isFinished || idleFor(longerThan: idleLimit) }
+        switch result {
+        case .bytes(let count)?:
+            return count
+        case .end?:
+            return 0
+        case .failure(let error)?:
+            // Reported as the transfer's ending, by the thread that reports it: on the
+            // multiplexed path this is the multi thread, which must not wait for a handler.
+            bodyFailure = error
+            return HP_CURL_READFUNC_ABORT
+        case .wouldBlock?, nil:
             return HP_CURL_READFUNC_ABORT
         }
     }
 
+    /// Rewinds the body for libcurl, which sends it again on a new connection when a kept-alive
+    /// one turned out to be closed. A one-shot body read from already cannot be: the call fails
+    /// with ``HotPotatoError/Code/bodyNotReplayable`` rather than send the rest as if it were all.
     func seekBody(to offset: Int64) -> Bool {
-        (try? body?.seek(to: offset)) != nil
+        guard let body else { return offset == 0 }
+        if body.seek(to: offset) { return true }
+        guard requestBody?.isReplayable == false else { return false }
+        bodyFailure = .bodyNotReplayable(
+            "libcurl had to send the request body again (on a new connection, the kept-alive one having closed), but it is "
+                + "a one-shot stream that was already read.")
+        return false
+    }
+
+    /// Whether nothing has moved for longer than `limit` nanoseconds: the transfer is then marked
+    /// as timed out.
+    private func idleFor(longerThan limit: UInt64) -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now > lastActivity, now - lastActivity > limit else { return false }
+        idleTimedOut = true
+        return true
     }
 
     /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed), or when
@@ -264,15 +298,15 @@ final class CurlTransfer: @unchecked Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded
             || handoff?.isWaitingForDelivery == true {
+            if uploaded != progressCounts.uploaded, let body {
+                let (progress, complete) = body.progress(uploaded: uploaded)
+                sink.sent(progress, isComplete: complete)
+            }
             progressCounts = (downloaded, uploaded)
             lastActivity = now
             return true
         }
-        if now > lastActivity, now - lastActivity > idleLimit {
-            idleTimedOut = true
-            return false
-        }
-        return true
+        return !idleFor(longerThan: idleLimit)
     }
 
     // MARK: - Private
@@ -290,6 +324,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func ending(for result: Int32) -> Ending {
         if sink.isFinished { return .settled }
         if let redirectFailure { return .failure(redirectFailure) }
+        if let bodyFailure { return .failure(bodyFailure) }
         if result == Int32(HP_CURLE_OK) {
             if !headDelivered, !deliverHead() { return .settled }
             return .end

@@ -31,6 +31,8 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     private let creation = NSLock()
     /// Every cancel of a task goes through it (see ``URLSessionTaskCanceller``).
     private let canceller = URLSessionTaskCanceller()
+    /// Where tasks are made and resumed, on Linux (see ``launch(_:)``).
+    let launchQueue = DispatchQueue(label: "HotPotato.URLSession.launch")
     /// The `httpAdditionalHeaders` of the caller's `URLSessionConfiguration`, added to each
     /// request rather than left to URLSession, which would add them to every redirect too,
     /// credentials included.
@@ -46,6 +48,16 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         var closed = false
         /// The `URLSession` is invalidated (or is being): no task may be made, or URLSession traps.
         var sessionInvalidated = false
+        /// The transfers of calls started before the session closed, whose first task is not made
+        /// yet (see ``launch(_:)``).
+        var launching: [URLSessionTransfer] = []
+
+        /// No transfer in flight or about to be.
+        var isIdle: Bool { transfers.isEmpty && launching.isEmpty }
+
+        mutating func forgetLaunching(_ transfer: URLSessionTransfer) {
+            if let index = launching.firstIndex(where: { $0 === transfer }) { launching.remove(at: index) }
+        }
     }
 
     init(configuration: Session.Configuration) {
@@ -87,7 +99,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     }
 
     func start(
-        _ request: URLRequest, bodyFile: URL?, redirects: RedirectPolicy, sink: any TransferSink
+        _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
         var request = request
         // As URLSession would: the request's own header of the same name wins.
@@ -100,22 +112,87 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             sink.fail(error)
             return {}
         }
-        let transfer = URLSessionTransfer(
-            request: request, bodyFile: bodyFile, sink: sink,
+        var body = body
+        var spooled: RequestBody?
+        if let form = body, UploadSpool.isNeeded(for: form) {
+            // A form (or an odd file): FoundationNetworking announces a length only for bytes in
+            // memory or a file of its own, so the body is copied into one or the other.
+            if UploadSpool.fitsInMemory(form) {
+                do throws(HotPotatoError) {
+                    request.httpBody = try UploadSpool.bytes(of: form)
+                } catch {
+                    sink.fail(error)
+                    return {}
+                }
+            } else {
+                spooled = form
+            }
+            body = nil
+        }
+        let transfer = makeTransfer(request, body: body, redirects: redirects, sink: sink)
+        // Admitted now, while the session is open: its task may be made later (see `launch`).
+        let admitted = registry.withLock { registry -> Bool in
+            guard !registry.closed else { return false }
+            registry.launching.append(transfer)
+            return true
+        }
+        guard admitted else {
+            sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
+            return {}
+        }
+        if let spooled {
+            launchSpooling(spooled, for: transfer)
+        } else {
+            launch(transfer)
+        }
+        return { transfer.stop() }
+    }
+
+    func makeTransfer(
+        _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
+    ) -> URLSessionTransfer {
+        URLSessionTransfer(
+            request: request, body: body, sink: sink,
             redirectPolicy: redirects, proxyRule: proxyRule,
             canceller: canceller,
             highWaterMark: configuration.memoryHighWaterMark,
             backlog: { [delegateQueue] in URLSessionEngine.queuedOperations(delegateQueue) },
-            nextTask: { [weak self] transfer, replacing, request, bodyFile in
-                self?.makeTask(for: transfer, replacing: replacing, request: request, bodyFile: bodyFile)
+            nextTask: { [weak self] transfer, replacing, request, body in
+                self?.makeTask(for: transfer, replacing: replacing, request: request, body: body)
             },
             release: { [weak self] identifier in self?.release(identifier) })
-        // URLSession traps when a task is made on an invalidated session; fail the call instead.
-        guard transfer.start(makeTask(for: transfer, replacing: nil, request: request, bodyFile: bodyFile, opening: true)) else {
-            sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
-            return {}
+    }
+
+    /// Starts `transfer`'s first task, for the request and body it was made with (or adopted).
+    ///
+    /// On Linux the task is made and resumed on ``launchQueue``, never on the caller's thread:
+    /// both wait for FoundationNetworking's work queue — one queue for every URLSession of the
+    /// process — which waits in turn, while a body stream's read waits for its producer (see
+    /// ``BodyInputStream``). A caller on one of Swift's few cooperative threads would block it, and
+    /// a producer that needs one would never run.
+    func launch(_ transfer: URLSessionTransfer) {
+        #if canImport(FoundationNetworking)
+        launchQueue.async { [self] in launchNow(transfer) }
+        #else
+        launchNow(transfer)
+        #endif
+    }
+
+    private func launchNow(_ transfer: URLSessionTransfer) {
+        let (request, body) = transfer.state.withLock { state in
+            (transfer.prepare(state.request, body: state.body, in: &state), state.body)
         }
-        return { transfer.stop() }
+        // URLSession traps when a task is made on an invalidated session; fail the call instead.
+        guard transfer.start(makeTask(for: transfer, replacing: nil, request: request, body: body, launching: true)) else {
+            transfer.sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
+            return
+        }
+    }
+
+    /// Gives up launching `transfer` (its body could not be copied, or its call ended first).
+    func abandonLaunch(_ transfer: URLSessionTransfer) {
+        registry.withLock { $0.forgetLaunching(transfer) }
+        invalidateIfClosedAndIdle()
     }
 
     /// The delegate queue is libdispatch's, shared with Swift concurrency: never blocked.
@@ -128,9 +205,9 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             registry.closed = true
             // Without cancelling, the transfers in flight may still need tasks for their redirects:
             // the last one to end invalidates the session (see `release`).
-            let now = cancellingTransfers || registry.transfers.isEmpty
+            let now = cancellingTransfers || registry.isIdle
             if now { registry.sessionInvalidated = true }
-            return (true, Array(registry.transfers.values), now)
+            return (true, Array(registry.transfers.values) + registry.launching, now)
         }
         creation.unlock()
         guard first else { return }
@@ -149,18 +226,23 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     }
 
     /// Makes the task that sends `request` for `transfer` and files it under its identifier, in
-    /// place of the task `replacing`; `nil` once the session is invalidated (or, for a new call,
-    /// closed).
+    /// place of the task `replacing` (or, `launching`, as its first task); `nil` once the session
+    /// is invalidated.
     private func makeTask(
-        for transfer: URLSessionTransfer, replacing: Int?, request: URLRequest, bodyFile: URL?, opening: Bool = false
+        for transfer: URLSessionTransfer, replacing: Int?, request: URLRequest, body: RequestBody?, launching: Bool = false
     ) -> URLSessionTask? {
         creation.lock()
         defer { creation.unlock() }
-        guard registry.withLock({ !$0.sessionInvalidated && !(opening && $0.closed) }) else { return nil }
+        let open = registry.withLock { registry -> Bool in
+            if launching { registry.forgetLaunching(transfer) }
+            return !registry.sessionInvalidated
+        }
+        guard open else { return nil }
         let task: URLSessionTask
-        if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: bodyFile)
+        if let file = body?.wholeFile {
+            task = session.uploadTask(with: request, fromFile: file)
         } else {
+            // No body, `httpBody`, or the `httpBodyStream` the transfer prepared.
             task = session.dataTask(with: request)
         }
         registry.withLock { registry in
@@ -178,12 +260,16 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         // this, and must not wait for a task being made.
         let last = registry.withLock { registry -> Bool in
             registry.transfers[identifier] = nil
-            return registry.closed && !registry.sessionInvalidated && registry.transfers.isEmpty
+            return registry.closed && !registry.sessionInvalidated && registry.isIdle
         }
-        guard last else { return }
+        if last { invalidateIfClosedAndIdle() }
+    }
+
+    /// Invalidates a closed session once no transfer is in flight or about to be.
+    private func invalidateIfClosedAndIdle() {
         creation.lock()
         let invalidateNow = registry.withLock { registry -> Bool in
-            guard registry.closed, !registry.sessionInvalidated, registry.transfers.isEmpty else { return false }
+            guard registry.closed, !registry.sessionInvalidated, registry.isIdle else { return false }
             registry.sessionInvalidated = true
             return true
         }
@@ -191,7 +277,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         if invalidateNow { session.finishTasksAndInvalidate() }
     }
 
-    fileprivate func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
+    func transfer(for task: URLSessionTask) -> URLSessionTransfer? {
         registry.withLock { $0.transfers[task.taskIdentifier] }
     }
 

@@ -51,7 +51,9 @@ extension URLSessionTransfer {
             let head = Self.head(of: response, method: state.request.httpMethod ?? "GET")
             let next: (request: URLRequest, keepsBody: Bool)?
             do throws(HotPotatoError) {
-                next = try redirectPolicy.nextRequest(after: state.request, response: head, redirectsFollowed: state.redirects)
+                next = try redirectPolicy.nextRequest(
+                    after: state.request, response: head, redirectsFollowed: state.redirects,
+                    replayableBody: state.body?.isReplayable ?? true)
             } catch {
                 return error
             }
@@ -63,14 +65,15 @@ extension URLSessionTransfer {
                 failure.head = head
                 return failure
             }
-            let bodyFile = next.keepsBody ? state.bodyFile : nil
-            guard let task = nextTask(self, declined.taskIdentifier, next.request, bodyFile) else {
+            let body = next.keepsBody ? state.body : nil
+            let request = prepare(next.request, body: body, in: &state)
+            guard let task = nextTask(self, declined.taskIdentifier, request, body) else {
                 return HotPotatoError(
                     .invalidRequest, reason: "The session was invalidated before the redirect could be followed.", head: head)
             }
             state.task = task
             state.request = next.request
-            state.bodyFile = bodyFile
+            state.body = body
             state.redirects += 1
             task.resume()
             return nil

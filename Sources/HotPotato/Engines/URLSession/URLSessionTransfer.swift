@@ -73,10 +73,10 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// with a backlog (many parallel transfers on one session) would only be slowed by the disk.
     static let slowHandlerNanosPerByte = 20_000.0 / 16_384
 
-    /// Makes the task that sends a redirect's request (with the body file to upload, if any) in
-    /// place of the task with the given identifier; `nil` when the session can make no more.
+    /// Makes the task that sends a redirect's request (with the body to stream, if any) in place of
+    /// the task with the given identifier; `nil` when the session can make no more.
     typealias NextTask = @Sendable (
-        _ transfer: URLSessionTransfer, _ replacing: Int, _ request: URLRequest, _ bodyFile: URL?
+        _ transfer: URLSessionTransfer, _ replacing: Int, _ request: URLRequest, _ body: RequestBody?
     ) -> URLSessionTask?
 
     struct State {
@@ -84,8 +84,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         var task: URLSessionTask?
         /// The request being sent: the caller's, then each redirect's.
         var request: URLRequest
-        /// The file the body is uploaded from, while the request still sends it.
-        var bodyFile: URL?
+        /// The body streamed (a file, a copy of a form, a stream), while the request still sends it;
+        /// without one, the request's `httpBody` is sent.
+        var body: RequestBody?
         var mode = Mode.direct
         var ending: Ending?
         var stopped = false
@@ -100,6 +101,8 @@ final class URLSessionTransfer: @unchecked Sendable {
         var consumerWaiting = false
         /// Made at the first spill; kept for any later one.
         var spilling: Spilling?
+        /// The stream the current task reads ``body`` from, when it streams it.
+        var bodyStream: BodyInputStream?
     }
 
     let state: Locked<State>
@@ -109,11 +112,11 @@ final class URLSessionTransfer: @unchecked Sendable {
     ///   - release: Called with the identifier of the current task once the transfer's ending has
     ///     been delivered, so the engine can forget it.
     init(
-        request: URLRequest, bodyFile: URL?, sink: any TransferSink, redirectPolicy: RedirectPolicy, proxyRule: URLSessionProxyRule,
+        request: URLRequest, body: RequestBody?, sink: any TransferSink, redirectPolicy: RedirectPolicy, proxyRule: URLSessionProxyRule,
         canceller: URLSessionTaskCanceller, highWaterMark: Int, backlog: @escaping @Sendable () -> Int, nextTask: @escaping NextTask,
         release: @escaping @Sendable (Int) -> Void
     ) {
-        state = Locked(State(request: request, bodyFile: bodyFile))
+        state = Locked(State(request: request, body: body))
         self.sink = sink
         self.redirectPolicy = redirectPolicy
         self.proxyRule = proxyRule
@@ -248,9 +251,16 @@ final class URLSessionTransfer: @unchecked Sendable {
         releaseFromEngine()
     }
 
-    /// Lets the engine forget this transfer, filed under its current task.
+    /// Lets the engine forget this transfer, filed under its current task, and lets go of the
+    /// request body.
     func releaseFromEngine() {
-        if let identifier = state.withLock({ $0.task?.taskIdentifier }) { release(identifier) }
+        let identifier = state.withLock { state in
+            state.bodyStream?.closeReader()
+            state.bodyStream = nil
+            state.body = nil
+            return state.task?.taskIdentifier
+        }
+        if let identifier { release(identifier) }
     }
 
     /// Cancels the call (the session is being invalidated) and stops the task.

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A request body as an engine streams it, made for one attempt by ``RequestDescription/makeRequestBody()``:
+/// replayable segments (a file, a multipart form), whose files were checked and measured when the
+/// attempt began, or a claimed ``OneShotBody``. A body of `Data` is not one: it travels in the
+/// `URLRequest`'s `httpBody`.
+///
+/// Each request an engine sends (the first, then each redirect that keeps the body) reads it
+/// through a ``BodyReader`` of its own (``makeReader()``), which starts from the first byte; a
+/// one-shot body gives its reader once. An engine holds the body until its transfer is over:
+/// letting go of it (and of its reader) releases a one-shot body's claim.
+final class RequestBody: Sendable {
+    private enum Source {
+        case segments([BodySegment])
+        case oneShot(OneShotReader)
+    }
+
+    private let source: Source
+    /// The length, when it is known before the body is sent.
+    let length: Int64?
+    /// Kept as long as the body: a copy it is read from (a spooled file that removes itself).
+    private let keptAlive: (any Sendable)?
+    private let readerMade = Locked(false)
+
+    init(segments: [BodySegment], keeping owner: (any Sendable)? = nil) {
+        source = .segments(segments)
+        length = BodySegment.totalLength(segments)
+        keptAlive = owner
+    }
+
+    /// Claims `body` for an attempt of the call `owner` (see ``OneShotBody/claim(by:)``).
+    init(claiming body: OneShotBody, by owner: AnyObject) throws(HotPotatoError) {
+        source = .oneShot(try body.claim(by: owner))
+        length = body.length
+        keptAlive = nil
+    }
+
+    /// Whether the body can be sent again from its first byte (a redirect, a rewind).
+    var isReplayable: Bool {
+        if case .segments = source { return true }
+        return false
+    }
+
+    /// The segments of a replayable body.
+    var segments: [BodySegment]? {
+        if case .segments(let segments) = source { return segments }
+        return nil
+    }
+
+    /// The regular file of known length that is the whole body, if it is one.
+    var wholeFile: URL? {
+        guard case .segments(let segments) = source, segments.count == 1,
+              case .file(let url, let length) = segments[0], length != nil else { return nil }
+        return url
+    }
+
+    /// A reader from the first byte.
+    /// - Throws: ``HotPotatoError/Code/bodyNotReplayable`` for a one-shot body read before.
+    func makeReader() throws(HotPotatoError) -> any BodyReader {
+        switch source {
+        case .segments(let segments):
+            return SegmentedBodyReader(segments)
+        case .oneShot(let reader):
+            let first = readerMade.withLock { made in
+                defer { made = true }
+                return !made
+            }
+            guard first else {
+                throw .bodyNotReplayable("The request body is a one-shot \(reader.body.kind) and would have to be sent again.")
+            }
+            return reader
+        }
+    }
+
+    /// The segment of a body file: checked to be readable, with its size when it is a regular file
+    /// (after symbolic links: FoundationNetworking would announce a link's own size). Opened
+    /// without blocking (a FIFO) and closed at once.
+    /// - Throws: ``HotPotatoError/Code/invalidRequest`` with the `path` when it cannot be read.
+    static func fileSegment(_ url: URL) throws(HotPotatoError) -> BodySegment {
+        guard url.isFileURL else {
+            throw HotPotatoError.file(.invalidRequest, "\(url.absoluteString) is not a file URL.", path: url.absoluteString)
+        }
+        let resolved = url.resolvingSymlinksInPath()
+        let descriptor = open(resolved.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unreadableBodyFile(url, underlying: POSIXFile.currentError()) }
+        defer { _ = try? POSIXFile.close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .unreadableBodyFile(url, underlying: POSIXFile.currentError()) }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw .unreadableBodyFile(url, underlying: POSIXError(.EISDIR))
+        case S_IFREG:
+            return .file(resolved, length: Int64(status.st_size))
+        default:
+            return .file(resolved, length: nil)
+        }
+    }
+}
