@@ -83,6 +83,12 @@ final class NginxServer: Sendable {
                         alias \(root.path)/;
                         limit_rate $arg_rate;
                     }
+                    # A PUT body written to the file it names, for the upload tests.
+                    location /uploads/ {
+                        dav_methods PUT;
+                        create_full_put_path on;
+                        client_max_body_size 0;
+                    }
                 }
                 server {
                     listen 127.0.0.1:\(http1) ssl;
