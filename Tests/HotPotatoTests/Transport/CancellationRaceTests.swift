@@ -71,7 +71,9 @@ import Testing
         #expect(outcomes[nil] == nil, "a 404 never succeeds: \(outcomes)")
         #expect(Set(outcomes.keys).isSubset(of: [.unacceptableStatus, .cancelled]), "\(outcomes)")
         #expect(outcomes[.unacceptableStatus, default: 0] >= rounds, "each round saw its 404: \(outcomes)")
-        #expect(outcomes[.cancelled, default: 0] > 0, "no cancel raced a call: \(outcomes)")
+        // How many cancels raced a call depends on the scheduling: on a busy machine every call of
+        // a round can complete before the first failure is seen, and none is cancelled. That says
+        // nothing about the code, so it is not asserted (a CI run beside other builds saw 0).
     }
 
     /// Small successful calls whose awaiting tasks are cancelled from another thread at staggered
