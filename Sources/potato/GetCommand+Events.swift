@@ -44,17 +44,9 @@ extension GetCommand {
         if let retry = event.retry { members.append(.init(key: "retry", value: .number(JSON.Number(retry)))) }
         let data = (try? JSON(parsing: Data(event.data.utf8))) ?? .string(event.data)
         members.append(.init(key: "data", value: data))
-        let text = JSON.object(JSON.Object(members)).serialized()
-        guard text.unicodeScalars.contains(where: TerminalText.needsEscaping) else { return text }
-        var safe = ""
-        for scalar in text.unicodeScalars {
-            if TerminalText.needsEscaping(scalar) {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                safe += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            } else {
-                safe.unicodeScalars.append(scalar)
-            }
+        return TerminalText.safe(JSON.object(JSON.Object(members)).serialized()) { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         }
-        return safe
     }
 }

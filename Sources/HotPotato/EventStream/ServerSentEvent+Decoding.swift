@@ -18,21 +18,14 @@ extension ServerSentEvent {
 
     /// The data decoded with strategies read from a decoder once, for a stream of events.
     func decode<T: Decodable>(_ type: T.Type, strategies: JSONDecodingStrategies) throws -> T {
-        let data = Data(self.data.utf8)
-        guard data.count <= Int(UInt32.max) else {
-            // Beyond the tape's 32-bit offsets: through a tree.
-            return try JSONValueDecoder.decode(type, from: try JSON(parsing: data), strategies: strategies)
-        }
-        let tape: JSONTape
         do {
-            tape = try JSONBackend.tape(data)
-        } catch {
-            var failure = error.hotPotatoError(head: nil, intermediate: .text(self.data))
-            failure.reason = "The event's data is not valid JSON: \(error.description)."
-            throw failure
+            return try JSON.decode(type, from: Data(data.utf8), atKeyPath: nil, strategies: strategies)
+        } catch var error as HotPotatoError where error.code == .invalidJSON {
+            if let syntax = error.underlying as? JSONSyntaxError {
+                error.reason = "The event's data is not valid JSON: \(syntax.description)."
+            }
+            error.intermediate = .text(data)
+            throw error
         }
-        return try JSONBackend.decode(
-            type, tape: tape, bytes: data, atKeyPath: nil, strategies: strategies,
-            duplicateKeys: JSONParsingOptions().duplicateKeys)
     }
 }

@@ -64,8 +64,23 @@ extension JSON {
         _ type: T.Type = T.self, from data: Data, atKeyPath keyPath: String? = nil,
         using decoder: JSONDecoder = JSONDecoder(), options: JSONParsingOptions = JSONParsingOptions()
     ) throws -> T {
+        try decode(type, from: data, atKeyPath: keyPath, strategies: JSONDecodingStrategies(decoder), options: options)
+    }
+
+    /// ``decode(_:from:atKeyPath:using:options:)`` with the decoder's strategies read already, so
+    /// that a stream of documents decoded with one decoder reads them once.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, atKeyPath keyPath: String?, strategies: JSONDecodingStrategies,
+        options: JSONParsingOptions = JSONParsingOptions()
+    ) throws -> T {
         guard data.count <= Int(UInt32.max) else {
-            return try JSON(parsing: data, options: options).decode(type, atKeyPath: keyPath, using: decoder)
+            // Beyond the tape's 32-bit offsets: through a tree.
+            var value = try JSON(parsing: data, options: options)
+            if let keyPath {
+                guard let found = value[keyPath] else { throw HotPotatoError.keyPathNotFound(keyPath) }
+                value = found
+            }
+            return try JSONValueDecoder.decode(type, from: value, strategies: strategies)
         }
         let tape: JSONTape
         do {
@@ -74,7 +89,6 @@ extension JSON {
             throw error.hotPotatoError(head: nil, intermediate: .bytes(data))
         }
         return try JSONBackend.decode(
-            type, tape: tape, bytes: data, atKeyPath: keyPath, strategies: JSONDecodingStrategies(decoder),
-            duplicateKeys: options.duplicateKeys)
+            type, tape: tape, bytes: data, atKeyPath: keyPath, strategies: strategies, duplicateKeys: options.duplicateKeys)
     }
 }

@@ -10,14 +10,20 @@
 /// Used by ``EventLogger`` for every line it writes, and by `potato` (hence `package`).
 package enum TerminalText {
     package static func safe(_ text: String) -> String {
+        safe(text) { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{" + hex + "}"
+        }
+    }
+
+    /// `text` with each character that ``needsEscaping(_:)`` written as `escape` says (a JSON line
+    /// uses `\u` escapes, which keep it valid JSON).
+    package static func safe(_ text: String, escaping escape: (Unicode.Scalar) -> String) -> String {
         guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
             if needsEscaping(scalar) {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                result += scalar.value < 0x100
-                    ? "\\x" + (hex.count < 2 ? "0" : "") + hex
-                    : "\\u{" + hex + "}"
+                result += escape(scalar)
             } else {
                 result.unicodeScalars.append(scalar)
             }
