@@ -44,7 +44,8 @@ struct UploadMemoryTests {
             environment: ["TMPDIR": temporary.path], allowingFailure: false)
         #expect(outcome.values["received"].map(Int64.init) == expected, "\(outcome.text)")
         #expect(outcome.values["sent"].map(Int64.init) == expected, "upload progress reaches the body's length: \(outcome.text)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "the temporary copy is removed")
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(left.isEmpty, "the temporary copy is removed; left: \(left)")
         let peak = Double(try #require(outcome.values["peak_rss_kib"])) / 1024
         return (peak, expected)
     }

@@ -243,6 +243,10 @@ final class URLSessionTransfer: @unchecked Sendable {
     // MARK: - Endings
 
     func deliver(_ ending: Ending) {
+        // The request body goes first: a form copied to a temporary file for URLSession (see
+        // ``UploadSpool``) is removed before the caller hears the outcome, so that a process that
+        // exits as soon as its call completes leaves no copy behind.
+        letGoOfBody()
         switch ending {
         case .success: sink.end()
         case .failure(let error): sink.fail(error)
@@ -254,13 +258,20 @@ final class URLSessionTransfer: @unchecked Sendable {
     /// Lets the engine forget this transfer, filed under its current task, and lets go of the
     /// request body.
     func releaseFromEngine() {
-        let identifier = state.withLock { state in
+        letGoOfBody()
+        if let identifier = state.withLock({ $0.task?.taskIdentifier }) { release(identifier) }
+    }
+
+    /// Closes the body's reader and drops the body, which removes a copy made of it.
+    private func letGoOfBody() {
+        let body = state.withLock { state -> RequestBody? in
             state.bodyStream?.closeReader()
             state.bodyStream = nil
-            state.body = nil
-            return state.task?.taskIdentifier
+            defer { state.body = nil }
+            return state.body
         }
-        if let identifier { release(identifier) }
+        // Released here, outside the lock: removing a copy is a call into the file system.
+        _ = body
     }
 
     /// Cancels the call (the session is being invalidated) and stops the task.
