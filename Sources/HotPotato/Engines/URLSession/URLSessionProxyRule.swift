@@ -52,6 +52,13 @@ struct URLSessionProxyRule: Sendable {
         return (try? libcurlConfiguration().selectedProxy(for: url)) != nil
     }
 
+    /// The port of the proxy FoundationNetworking's libcurl connects to for `url` (1080, libcurl's
+    /// default, when the proxy names none), or `nil` when it connects directly.
+    func proxyPort(for url: URL?) -> Int? {
+        guard let url, let proxy = (try? libcurlConfiguration().selectedProxy(for: url)) ?? nil else { return nil }
+        return URLComponents(string: proxy.address)?.port ?? 1080
+    }
+
     /// The environment's proxies as FoundationNetworking's libcurl applies them: its `no_proxy`
     /// knows no `host:port` entries (they never match), and `*` only as the whole list.
     func libcurlConfiguration() -> ProxyConfiguration {
@@ -64,6 +71,9 @@ struct URLSessionProxyRule: Sendable {
     #else
     /// Whether URLSession reports a `CONNECT` answer as a response: not on Apple platforms.
     func tunnels(_ url: URL?) -> Bool { false }
+
+    /// The proxy's port: unknown on Apple platforms, where no descriptor is marked.
+    func proxyPort(for url: URL?) -> Int? { nil }
     #endif
 
     /// Throws ``HotPotatoError/Code/invalidRequest`` when a request to `url` would not go the
