@@ -54,7 +54,8 @@ struct GetCommand {
     private func fetch() async -> ExitStatus {
         guard let url = URL(string: options.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            Console.error("potato: bad URL: \"\(TerminalText.safe(options.url))\" is not an http or https URL\n")
+            let shown = TerminalText.safe(Redaction.redactingCredentials(inURL: options.url))
+            Console.error("potato: bad URL: \"\(shown)\" is not an http or https URL\n")
             return .badURL
         }
         let interruption = Interruption()

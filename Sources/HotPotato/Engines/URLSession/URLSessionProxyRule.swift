@@ -85,7 +85,7 @@ struct URLSessionProxyRule: Sendable {
         guard enforced else { return }
         let actual = try? libcurlConfiguration().selectedProxy(for: url)
         guard wanted != actual else { return }
-        let target = ProxyCredentials.redacting(url.absoluteString)
+        let target = Redaction.redactingCredentials(inURL: url.absoluteString)
         if let wanted {
             let environment = actual.map { "it would use \($0.text(revealingSecrets: false))" } ?? "it names none for this URL"
             throw HotPotatoError(.invalidRequest, reason: """
@@ -125,10 +125,20 @@ struct URLSessionProxyRule: Sendable {
         if wanted == nil, let sessionProxy {
             throw HotPotatoError(.invalidRequest, reason: """
                 The URLSession engine cannot reach \(url.host ?? url.absoluteString) directly (no_proxy) while its \
-                session goes through the proxy \(ProxyCredentials.redacting(sessionProxy.absoluteString)): use \
+                session goes through the proxy \(Redaction.redactingCredentials(inURL: sessionProxy.absoluteString)): use \
                 the curl engine for per-host exemptions.
                 """)
         }
+        #endif
+    }
+
+    /// The proxy settings FoundationNetworking's libcurl may quote in a message, credentials and
+    /// all: the environment's proxy variables.
+    func proxySettings() -> [String] {
+        #if canImport(FoundationNetworking)
+        return environment().filter { !$0.key.lowercased().hasPrefix("no_") }.map(\.value)
+        #else
+        return []
         #endif
     }
 
