@@ -36,6 +36,12 @@ enum URLErrorMapping {
             (code, reason) = (.invalidRequest, "The URL cannot be requested")
         case .cancelled:
             (code, reason) = (.cancelled, "The request was cancelled")
+        case .badServerResponse where isLostConnection(detail), .unknown where isLostConnection(detail):
+            // libcurl's CURLE_GOT_NOTHING ("Empty reply from server": the server closed the
+            // connection without a byte of reply), CURLE_SEND_ERROR and CURLE_RECV_ERROR (a
+            // broken pipe or a reset while the request was sent): what the curl engine reports
+            // as a lost connection, and retries as one.
+            (code, reason) = (.connectionLost, "The connection was lost")
         case .badServerResponse:
             (code, reason) = (.malformedResponse, "The server's response breaks HTTP")
         case .unknown where isMalformedResponse(detail):
@@ -78,6 +84,12 @@ enum URLErrorMapping {
             }
         }
         return URLError(error.code, userInfo: userInfo)
+    }
+
+    /// Whether libcurl's message says the connection closed or failed under the request.
+    static func isLostConnection(_ message: String) -> Bool {
+        ["Empty reply from server", "Broken pipe", "Connection reset", "Send failure", "Recv failure",
+         "Failed sending data", "Failure when receiving data"].contains { message.localizedCaseInsensitiveContains($0) }
     }
 
     /// Whether libcurl's message says the response itself was malformed.
