@@ -52,3 +52,13 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
+
+/// Polls `condition` every 20 ms for at most `seconds`; whether it held.
+func eventually(seconds: TimeInterval, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}

@@ -32,14 +32,4 @@ import Testing
         #expect(error?.code == .cancelled)
     }
 }
-
-/// Polls `condition` every 20 ms for at most `seconds`.
-func eventually(seconds: TimeInterval, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
 #endif
