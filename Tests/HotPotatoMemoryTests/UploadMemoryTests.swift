@@ -8,7 +8,7 @@ import Testing
 /// process of its own, to the tests' own server in this process (`RetryServer`'s `/discard/…`,
 /// which reads the whole body and keeps none of it), then the same with a 256 MiB file; each
 /// probe's peak resident memory is read. The probes run with a temporary directory of their own,
-/// checked empty afterwards (the URLSession engine copies a form there, see `UploadSpool`).
+/// checked empty afterwards: neither engine copies a form anywhere.
 @Suite(
     .enabled(
         if: ProcessInfo.processInfo.environment["HOTPOTATO_MEMORY_TESTS"] == "1",
@@ -45,7 +45,7 @@ struct UploadMemoryTests {
         #expect(outcome.values["received"].map(Int64.init) == expected, "\(outcome.text)")
         #expect(outcome.values["sent"].map(Int64.init) == expected, "upload progress reaches the body's length: \(outcome.text)")
         let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
-        #expect(left.isEmpty, "the temporary copy is removed; left: \(left)")
+        #expect(left.isEmpty, "no temporary copy is made; left: \(left)")
         let peak = Double(try #require(outcome.values["peak_rss_kib"])) / 1024
         return (peak, expected)
     }

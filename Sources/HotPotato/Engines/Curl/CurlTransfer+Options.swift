@@ -104,19 +104,26 @@ extension CurlTransfer {
 
     private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, userdata: UnsafeMutableRawPointer) throws(HotPotatoError) {
         let method = (request.httpMethod ?? "GET").uppercased()
+        let hasBody = requestBody != nil || request.httpBody?.isEmpty == false
         switch method {
-        case "GET":
+        case "GET" where !hasBody:
             hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HTTPGET), 1)
             return
         case "HEAD":
+            // A HEAD request with a body never gets here (see RequestDescription.methodRefusingTheBody):
+            // libcurl would send the head alone.
+            guard !hasBody else {
+                throw HotPotatoError(.invalidRequest, reason: "A HEAD request cannot send a body.")
+            }
             hp_curl_setopt_long(handle, Int32(HP_CURLOPT_NOBODY), 1)
             return
         default:
             break
         }
-        // Any other method sends a body, empty if there is none (`Content-Length: 0`, as URLSession):
-        // the request's `httpBody`, or a streamed body, read afresh from its first byte. Of unknown
-        // length (-1), libcurl sends it chunked.
+        // Any other method sends a body, empty if there is none (`Content-Length: 0`, as URLSession),
+        // and so does a GET that has one (as curl sends `-X GET -d …`): the request's `httpBody`,
+        // or a streamed body, read afresh from its first byte. Of unknown length (-1), libcurl
+        // sends it chunked.
         let source: CurlRequestBody
         if let requestBody {
             source = CurlRequestBody(try requestBody.makeReader())
