@@ -24,8 +24,10 @@ extension URLSessionTransfer {
         state.bodyStream?.closeReader()
         state.bodyStream = nil
         var request = request
-        request.httpMethod = Self.methodSendingABody(request)
-        guard let body else { return request }
+        guard let body else {
+            request.httpMethod = Self.methodSendingABody(request)
+            return request
+        }
         let reader: Result<any BodyReader, HotPotatoError>
         do {
             reader = .success(try body.makeReader())
@@ -39,6 +41,7 @@ extension URLSessionTransfer {
         #if canImport(FoundationNetworking)
         request.setValue(body.length == nil ? nil : " ", forHTTPHeaderField: "Transfer-Encoding")
         #endif
+        request.httpMethod = Self.methodSendingABody(request)
         state.bodyStream = stream
         return request
     }
