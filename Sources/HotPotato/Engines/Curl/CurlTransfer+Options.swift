@@ -68,7 +68,7 @@ extension CurlTransfer {
         let proxy = try configuration.proxy.selectedProxy(for: requestURL)
         // libcurl copies each string option: the empty proxy that keeps it from the environment
         // is set only when the environment names one (a malloc or two a request otherwise).
-        if proxy != nil || Self.environmentNamesAProxy() { configureProxy(handle, for: proxy) }
+        if proxy != nil || Self.environmentNamesAProxy() { try configureProxy(handle, for: proxy) }
 
         // Transparent decompression, unless the caller asked for a coding of their own. A request
         // for `identity` (a resumable download's) still decodes a coded answer the server sends
@@ -144,7 +144,7 @@ extension CurlTransfer {
     /// shared by every transfer: libcurl only reads it.
     private static let defaultHeaderList = UncheckedSendable(makeHeaderList(["User-Agent: HotPotato", "Expect:"]))
 
-    private static func makeHeaderList(_ lines: [String]) -> UnsafeMutableRawPointer? {
+    static func makeHeaderList(_ lines: [String]) -> UnsafeMutableRawPointer? {
         var list: UnsafeMutableRawPointer?
         for line in lines {
             guard let appended = line.withCString({ hp_curl_slist_append(list, $0) }) else {
@@ -159,7 +159,9 @@ extension CurlTransfer {
     /// Sets the request's headers. Returns the list made for this request, which the caller frees
     /// once the transfer ends, or `nil` when there is none to free.
     private func headerList(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
-        let fields = request.allHTTPHeaderFields ?? [:]
+        // A `Proxy-Authorization` is the proxy's alone (see `configureProxy`): never sent to the
+        // origin, and not at all without a proxy.
+        let fields = (request.allHTTPHeaderFields ?? [:]).filter { !ProxyConfiguration.isForTheProxyOnly($0.key) }
         if fields.isEmpty, let shared = Self.defaultHeaderList.value {
             hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), shared)
             return nil

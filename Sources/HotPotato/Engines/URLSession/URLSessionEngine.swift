@@ -108,6 +108,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
         do throws(HotPotatoError) {
             try proxyRule.check(request.url)
+            _ = try proxyRule.routingProxyHeaders(request)
         } catch {
             sink.fail(error)
             return {}

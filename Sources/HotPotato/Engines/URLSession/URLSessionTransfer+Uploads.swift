@@ -19,11 +19,19 @@ extension URLSessionTransfer {
     /// stream without `length`) goes chunked.
     ///
     /// A `GET` with a body is sent under the method `GET` followed by a NUL (see
-    /// ``methodSendingABody(_:)``).
+    /// ``methodSendingABody(_:)``); the header fields for the proxy alone are placed as
+    /// ``URLSessionProxyRule/routingProxyHeaders(_:)`` says.
     func prepare(_ request: URLRequest, body: RequestBody?, in state: inout State) -> URLRequest {
         state.bodyStream?.closeReader()
         state.bodyStream = nil
         var request = request
+        // Checked before the task is made (see URLSessionProxyRule.routingProxyHeaders); whatever
+        // happens, a `Proxy-Authorization` is not sent as it is.
+        do {
+            request = try proxyRule.routingProxyHeaders(request)
+        } catch {
+            request.setValue(nil, forHTTPHeaderField: ProxyConfiguration.proxyAuthorization)
+        }
         guard let body else {
             request.httpMethod = Self.methodSendingABody(request)
             return request
