@@ -23,8 +23,8 @@ struct PotatoProcess {
     private let collected = CollectedOutput()
 
     /// Starts `potato` with `arguments` in `directory`, with `environment` added to this
-    /// process's.
-    init(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
+    /// process's, and the file `input` as its standard input (by default, none: `/dev/null`).
+    init(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], input: URL? = nil) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
         if !environment.isEmpty {
@@ -33,7 +33,7 @@ struct PotatoProcess {
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         try process.run()
         // Read both pipes as they fill, so a chatty process never blocks on a full pipe.
         let collected = collected
