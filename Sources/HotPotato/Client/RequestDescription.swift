@@ -67,7 +67,7 @@ struct RequestDescription: Sendable {
         var request = URLRequest(url: target)
         request.httpMethod = method.rawValue
         request.timeoutInterval = timeout ?? defaults.requestTimeout
-        for field in defaults.headers where !headers.contains(field.name) {
+        for field in defaults.headers where !headers.contains(field.name) && !Self.framingHeaders.contains(field.name.lowercased()) {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
         // The engine frames the body from its length (or sends it chunked): a `Content-Length` or

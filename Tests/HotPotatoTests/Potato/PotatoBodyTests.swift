@@ -34,7 +34,7 @@ import Glibc
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("growing.bin")
-        try patternedData(count: BodyFileChangeTests.size).write(to: file)
+        try await BodyFileChangeTests.writeLargeFile(file)
         let path = "/hold/potato-grow-\(engine)\(option)-\(UUID().uuidString)"
         let outcome = try await Self.whileHeld(server, path, [option, file.path, "--engine", engine, "-q"]) { _ in
             let handle = try FileHandle(forWritingTo: file)
@@ -54,7 +54,7 @@ import Glibc
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("shrinking.bin")
-        try patternedData(count: BodyFileChangeTests.size).write(to: file)
+        try await BodyFileChangeTests.writeLargeFile(file)
         let path = "/hold/potato-shrink-\(engine)\(option)-\(UUID().uuidString)"
         // Long before the 30 s timeout: the file's end is the failure.
         let outcome = try await Self.whileHeld(server, path, [option, file.path, "--engine", engine, "--timeout", "30"]) { _ in
@@ -72,7 +72,7 @@ import Glibc
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("form.bin")
-        try patternedData(count: BodyFileChangeTests.size).write(to: file)
+        try await BodyFileChangeTests.writeLargeFile(file)
         let temporary = scratch.file("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         let path = "/hold/potato-interrupt-\(engine)-\(signal)-\(UUID().uuidString)"

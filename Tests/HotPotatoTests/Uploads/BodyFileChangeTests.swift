@@ -24,6 +24,18 @@ import Glibc
         let length: Int
     }
 
+    /// Writes a file of ``size`` bytes (a 64 KiB pattern, repeated) off the cooperative pool:
+    /// making 16 MiB a byte at a time there would starve every test running beside it.
+    static func writeLargeFile(_ file: URL) async throws {
+        try await offThePool {
+            let block = patternedData(count: 64 << 10)
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw POSIXError(.EIO) }
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            for _ in 0..<(size / block.count) { try handle.write(contentsOf: block) }
+        }
+    }
+
     /// Sends `file` with `send` (a call started on the holding server's `path`), runs `change`
     /// once the server has the head, then lets the server read.
     static func sendChanging<Content: Sendable>(
@@ -47,7 +59,7 @@ import Glibc
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("growing.bin")
-        try patternedData(count: Self.size).write(to: file)
+        try await Self.writeLargeFile(file)
         let path = "/hold/grow-\(engine)-\(inAForm)-\(UUID().uuidString)"
         let session = testSession(engine: engine)
         var form = MultipartFormData()
@@ -75,7 +87,7 @@ import Glibc
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("shrinking.bin")
-        try patternedData(count: Self.size).write(to: file)
+        try await Self.writeLargeFile(file)
         let path = "/hold/shrink-\(engine)-\(inAForm)-\(UUID().uuidString)"
         // The call must fail for the file, long before this idle timeout.
         let session = testSession(engine: engine, timeout: 30)

@@ -160,8 +160,12 @@ extension CurlTransfer {
     /// once the transfer ends, or `nil` when there is none to free.
     private func headerList(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
         // A `Proxy-Authorization` is the proxy's alone (see `configureProxy`): never sent to the
-        // origin, and not at all without a proxy.
-        let fields = (request.allHTTPHeaderFields ?? [:]).filter { !ProxyConfiguration.isForTheProxyOnly($0.key) }
+        // origin, and not at all without a proxy. The body's framing is libcurl's, from the length
+        // set above: a `Content-Length` or `Transfer-Encoding` that an interceptor added could
+        // announce another length than the bytes that follow.
+        let fields = (request.allHTTPHeaderFields ?? [:]).filter {
+            !ProxyConfiguration.isForTheProxyOnly($0.key) && !RequestDescription.framingHeaders.contains($0.key.lowercased())
+        }
         if fields.isEmpty, let shared = Self.defaultHeaderList.value {
             hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), shared)
             return nil

@@ -32,6 +32,9 @@ extension URLSessionTransfer {
         } catch {
             request.setValue(nil, forHTTPHeaderField: ProxyConfiguration.proxyAuthorization)
         }
+        // The framing is the engine's alone (an interceptor may have added either header).
+        request.setValue(nil, forHTTPHeaderField: "Content-Length")
+        request.setValue(nil, forHTTPHeaderField: "Transfer-Encoding")
         guard let body else {
             request.httpMethod = Self.methodSendingABody(request)
             return request
