@@ -17,7 +17,7 @@ enum TestServers {
     private static let faultServer = StartOnce { try FaultServer() }
     private static let retryServer = StartOnce { try RetryServer() }
     private static let reuseServer = StartOnce { try ReuseServer() }
-    private static let holdingServer = StartOnce { try HoldingServer() }
+    private static let bodyHoldingServer = StartOnce { try BodyHoldingServer() }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
     /// nginx's HTTPS side; the test fails, saying why, where openssl could not make the test CA.
@@ -28,7 +28,7 @@ enum TestServers {
     static func fault() async throws -> FaultServer { try await faultServer.value() }
     static func retry() async throws -> RetryServer { try await retryServer.value() }
     static func reuse() async throws -> ReuseServer { try await reuseServer.value() }
-    static func holding() async throws -> HoldingServer { try await holdingServer.value() }
+    static func bodyHolding() async throws -> BodyHoldingServer { try await bodyHoldingServer.value() }
 }
 
 /// Runs a blocking start-up once, off the cooperative thread pool, and hands the result to every

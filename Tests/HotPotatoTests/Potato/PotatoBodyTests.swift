@@ -16,7 +16,7 @@ import Glibc
     /// Starts potato with `arguments` on the holding server's `path`, runs `action` once the
     /// server has the request's head, releases the server, and waits for potato to exit.
     static func whileHeld(
-        _ server: HoldingServer, _ path: String, _ arguments: [String], environment: [String: String] = [:],
+        _ server: BodyHoldingServer, _ path: String, _ arguments: [String], environment: [String: String] = [:],
         action: @escaping @Sendable (PotatoProcess) throws -> Void
     ) async throws -> PotatoProcess.Outcome {
         let process = try PotatoProcess(["get", server.url(path).absoluteString] + arguments, environment: environment)
@@ -30,7 +30,7 @@ import Glibc
 
     @Test(arguments: PotatoBodyTests.engines, ["-T", "--data-file"])
     func aFileThatGrowsIsSentToItsLengthOnly(engine: String, option: String) async throws {
-        let server = try await TestServers.holding()
+        let server = try await TestServers.bodyHolding()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("growing.bin")
@@ -50,7 +50,7 @@ import Glibc
 
     @Test(arguments: PotatoBodyTests.engines, ["-T", "--data-file"])
     func aFileThatShrinksExitsWith21(engine: String, option: String) async throws {
-        let server = try await TestServers.holding()
+        let server = try await TestServers.bodyHolding()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("shrinking.bin")
@@ -68,7 +68,7 @@ import Glibc
     /// directory: no copy of the form is made.
     @Test(arguments: PotatoBodyTests.engines, [SIGINT, SIGTERM])
     func anInterruptedFormUploadLeavesNoCopy(engine: String, signal: Int32) async throws {
-        let server = try await TestServers.holding()
+        let server = try await TestServers.bodyHolding()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("form.bin")

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// A body file that changes size while it is sent, on both engines: the server holds the body
-/// back after the head (see `HoldingServer`), the test changes the file, then the server reads.
+/// back after the head (see `BodyHoldingServer`), the test changes the file, then the server reads.
 ///
 /// - A file that grows is sent to the length announced and not a byte further: a line appended
 ///   meanwhile must not reach the server after the body, where it would be read as the next
@@ -39,7 +39,7 @@ import Glibc
     /// Sends `file` with `send` (a call started on the holding server's `path`), runs `change`
     /// once the server has the head, then lets the server read.
     static func sendChanging<Content: Sendable>(
-        _ path: String, server: HoldingServer, start: () -> Call<Content>, change: () throws -> Void
+        _ path: String, server: BodyHoldingServer, start: () -> Call<Content>, change: () throws -> Void
     ) async throws -> Result<Content, HotPotatoError> {
         let call = start()
         let arrived = try await server.waitForHead(path)
@@ -55,7 +55,7 @@ import Glibc
 
     @Test(arguments: allEngines, [false, true])
     func aFileThatGrowsIsSentToItsAnnouncedLengthOnly(engine: Session.Engine, inAForm: Bool) async throws {
-        let server = try await TestServers.holding()
+        let server = try await TestServers.bodyHolding()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("growing.bin")
@@ -83,7 +83,7 @@ import Glibc
 
     @Test(arguments: allEngines, [false, true])
     func aFileThatShrinksFailsAtOnce(engine: Session.Engine, inAForm: Bool) async throws {
-        let server = try await TestServers.holding()
+        let server = try await TestServers.bodyHolding()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = scratch.file("shrinking.bin")

@@ -15,7 +15,7 @@ import Darwin
 ///
 /// Its connections are accepted with a small receive buffer (64 KiB), so that little of a body
 /// is in flight while it is held.
-final class HoldingServer: @unchecked Sendable {
+final class BodyHoldingServer: @unchecked Sendable {
     /// One request, as the tests check it.
     struct Record: Sendable {
         let method: String
