@@ -17,6 +17,7 @@ enum TestServers {
     private static let faultServer = StartOnce { try FaultServer() }
     private static let retryServer = StartOnce { try RetryServer() }
     private static let reuseServer = StartOnce { try ReuseServer() }
+    private static let http2FaultServer = StartOnce { try HTTP2FaultServer.start() }
     private static let bodyHoldingServer = StartOnce { try BodyHoldingServer() }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
@@ -28,6 +29,7 @@ enum TestServers {
     static func fault() async throws -> FaultServer { try await faultServer.value() }
     static func retry() async throws -> RetryServer { try await retryServer.value() }
     static func reuse() async throws -> ReuseServer { try await reuseServer.value() }
+    static func http2Fault() async throws -> HTTP2FaultServer { try await http2FaultServer.value() }
     static func bodyHolding() async throws -> BodyHoldingServer { try await bodyHoldingServer.value() }
 }
 

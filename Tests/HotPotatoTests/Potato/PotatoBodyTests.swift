@@ -37,10 +37,7 @@ import Glibc
         try await BodyFileChangeTests.writeLargeFile(file)
         let path = "/hold/potato-grow-\(engine)\(option)-\(UUID().uuidString)"
         let outcome = try await Self.whileHeld(server, path, [option, file.path, "--engine", engine, "-q"]) { _ in
-            let handle = try FileHandle(forWritingTo: file)
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: BodyFileChangeTests.smuggled)
+            try BodyFileChangeTests.write(BodyFileChangeTests.smuggled, to: file, appending: true)
         }
         #expect(outcome.status == 0, "\(outcome.error)")
         let record = try #require(try await server.finishedRecord(path))

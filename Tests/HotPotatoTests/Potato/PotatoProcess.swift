@@ -18,8 +18,8 @@ struct PotatoProcess {
     }
 
     let process = Process()
-    private let output = Pipe()
-    private let errors = Pipe()
+    private let output = ChildProcesses.pipe()
+    private let errors = ChildProcesses.pipe()
     private let collected = CollectedOutput()
 
     /// Starts `potato` with `arguments` in `directory`, with `environment` added to this
@@ -33,8 +33,8 @@ struct PotatoProcess {
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-        try process.run()
+        process.standardInput = try input.map(Self.readOnly) ?? FileHandle.nullDevice
+        try ChildProcesses.run(process)
         // Read both pipes as they fill, so a chatty process never blocks on a full pipe.
         let collected = collected
         let outputHandle = output.fileHandleForReading
@@ -43,6 +43,13 @@ struct PotatoProcess {
         Thread { collected.setOutput(outputHandle.readDataToEndOfFile()); collected.group.leave() }.start()
         collected.group.enter()
         Thread { collected.setError(errorHandle.readDataToEndOfFile()); collected.group.leave() }.start()
+    }
+
+    /// A handle reading the file at `url`, opened close-on-exec (no other child inherits it).
+    static func readOnly(_ url: URL) throws -> FileHandle {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// The process's identifier.

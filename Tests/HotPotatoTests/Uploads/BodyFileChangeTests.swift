@@ -29,11 +29,17 @@ import Glibc
     static func writeLargeFile(_ file: URL) async throws {
         try await offThePool {
             let block = patternedData(count: 64 << 10)
-            guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw POSIXError(.EIO) }
-            let handle = try FileHandle(forWritingTo: file)
-            defer { try? handle.close() }
-            for _ in 0..<(size / block.count) { try handle.write(contentsOf: block) }
+            for index in 0..<(size / block.count) { try write(block, to: file, appending: index > 0) }
         }
+    }
+
+    /// Writes (or appends) `data` to `file` through a close-on-exec descriptor: no child process
+    /// a test starts meanwhile inherits it.
+    static func write(_ data: Data, to file: URL, appending: Bool) throws {
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_CLOEXEC | (appending ? O_APPEND : O_TRUNC), 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { _ = close(descriptor) }
+        try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: data)
     }
 
     /// Sends `file` with `send` (a call started on the holding server's `path`), runs `change`
@@ -68,10 +74,7 @@ import Glibc
         let body = inAForm ? request.body(multipart: form) : request.body(fileAt: file)
         let announced = inAForm ? try #require(BodySegment.totalLength(try form.segments())) : Int64(Self.size)
         let outcome = try await Self.sendChanging(path, server: server, start: { body.as(Reply.self).start() }) {
-            let handle = try FileHandle(forWritingTo: file)
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Self.smuggled)
+            try Self.write(Self.smuggled, to: file, appending: true)
         }
         let reply = try outcome.get()
         #expect(Int64(reply.length) == announced)
