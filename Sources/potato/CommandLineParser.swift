@@ -74,17 +74,8 @@ enum CommandLineParser {
                 }
             case "--string": wantsString = true
             case "--events": wantsEvents = true
-            case "-H", "--header":
-                let text = try value(name, inline)
-                guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
-                    throw UsageError("\(name) \"\(text)\" is not \"Name: value\"")
-                }
-                let field = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
-                let fieldValue = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-                guard !field.isEmpty, !field.contains(where: { $0.isWhitespace }) else {
-                    throw UsageError("\(name) \"\(text)\" has no valid header name")
-                }
-                options.headers.append((field, fieldValue))
+            case "-H", "--header": options.headers.append(try header(try value(name, inline), option: name))
+            case "--proxy-header": options.proxyHeaders.append(try header(try value(name, inline), option: name))
             case "-u", "--user":
                 let text = try value(name, inline)
                 guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
@@ -97,7 +88,8 @@ enum CommandLineParser {
                     throw UsageError("\"\(method)\" is not an HTTP method")
                 }
                 options.method = method.uppercased()
-            case "-d", "--data": options.data = Data(try value(name, inline).utf8)
+            case "-d", "--data", "--data-ascii", "--data-binary", "--data-raw":
+                options.data.append(DataArgument.parse(try value(name, inline), option: name))
             case "--data-file": options.dataFile = try value(name, inline)
             case "-F", "--form": options.form.append(try FormArgument.parse(try value(name, inline), option: name))
             case "--form-string": options.form.append(try FormArgument.literal(try value(name, inline)))
@@ -172,8 +164,11 @@ enum CommandLineParser {
         if let json { options.output = .json(keyPath: json) }
         if wantsString { options.output = .string }
         if wantsEvents { options.output = .events }
-        let bodies = [options.data != nil, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil].filter { $0 }
+        let bodies = [!options.data.isEmpty, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil].filter { $0 }
         guard bodies.count <= 1 else { throw UsageError("choose one of -d, --data-file, -F and -T") }
+        if bodies.count == 1, options.method == "HEAD" {
+            throw UsageError("-X HEAD cannot send a body (-d, --data-file, -F, -T): a HEAD request has none")
+        }
         if options.resume, case .file = options.output {} else if options.resume {
             throw UsageError("--continue needs -o FILE")
         }
@@ -184,6 +179,19 @@ enum CommandLineParser {
             throw UsageError("--cacert needs the curl engine: URLSession trusts the system's certificate authorities only")
         }
         return options
+    }
+
+    /// `Name: value` (for `-H` and `--proxy-header`) → the field.
+    private static func header(_ text: String, option: String) throws(UsageError) -> (name: String, value: String) {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+            throw UsageError("\(option) \"\(text)\" is not \"Name: value\"")
+        }
+        let field = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        let fieldValue = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        guard !field.isEmpty, !field.contains(where: { $0.isWhitespace }) else {
+            throw UsageError("\(option) \"\(text)\" has no valid header name")
+        }
+        return (field, fieldValue)
     }
 
     /// Whether the argument after `--json` is its key path rather than the URL or an option.

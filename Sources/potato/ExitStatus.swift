@@ -53,7 +53,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .resumeMismatch: "--continue: the server's answer does not continue the partial file (discarded; run again)"
         case .destinationBusy: "--continue: another download is writing the same partial file (nothing changed)"
         case .malformedResponse: "the server's response breaks HTTP (a bad Content-Length, an unasked-for 206 …)"
-        case .unreadableUpload: "a file to send (-T, -F, --data-file) cannot be read"
+        case .unreadableUpload: "a file to send (-T, -F, -d @FILE, --data-file) cannot be read, or shrank while it was sent"
         case .interrupted: "interrupted (Ctrl-C)"
         case .terminated: "terminated (SIGTERM)"
         }
@@ -65,6 +65,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidRequest where error.path == nil: return (.badURL, "bad URL")
         case .invalidRequest: return (.unreadableUpload, "cannot read a file to send")
         case .bodyNotReplayable: return (.failure, "cannot send the body again")
+        case .bodyFileChanged: return (.unreadableUpload, "a file to send changed")
         case .connectionRefused: return (.connectionRefused, "connection refused")
         case .hostNotFound: return (.hostNotFound, "host not found")
         case .timedOut: return (.timedOut, "timed out")

@@ -40,6 +40,8 @@ struct FormArgument: Equatable {
             let key = try scanner.key()
             let value = try scanner.value()
             switch key {
+            case "type" where value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }):
+                throw UsageError("\(option) \"\(text)\": ;type= has a control character (a line break …)")
             case "type" where !value.isEmpty:
                 argument.contentType = value
             case "filename" where marker == "@":

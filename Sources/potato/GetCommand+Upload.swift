@@ -24,12 +24,15 @@ extension GetCommand {
     /// `request` with the body the options ask for. `-d` and `--data-file` are sent as
     /// `application/x-www-form-urlencoded` unless `-H` sets a `Content-Type`; `-T` as it is (`-` reads
     /// standard input, sent chunked); `-F` as a multipart form, its files streamed from disk.
-    /// - Throws: when a file of `-F name=<file` cannot be read (the others are read as they are
-    ///   sent, and their failure is the call's).
-    func withBody<Handler>(_ request: Request<Handler>) throws(UsageError) -> Request<Handler> {
+    /// - Throws: when a file of `-d @file` or `-F name=<file`, which are read now, cannot be read
+    ///   or sends nothing for the idle timeout (a FIFO without a writer); the other files are read
+    ///   as they are sent, and their failure is the call's.
+    func withBody<Handler>(_ request: Request<Handler>) throws(DataArgument.ReadFailure) -> Request<Handler> {
         let hasContentType = options.headers.contains { $0.name.lowercased() == "content-type" }
         let formType = hasContentType ? nil : "application/x-www-form-urlencoded"
-        if let data = options.data { return request.body(data, contentType: formType) }
+        if !options.data.isEmpty {
+            return request.body(try DataArgument.body(of: options.data, idleTimeout: idleTimeout), contentType: formType)
+        }
         if let file = options.dataFile { return request.body(fileAt: URL(fileURLWithPath: file), contentType: formType) }
         if let file = options.uploadFile {
             guard file == "-" else { return request.body(fileAt: URL(fileURLWithPath: file)) }
@@ -46,12 +49,15 @@ extension GetCommand {
             case .file(let path):
                 form.append(fileAt: URL(fileURLWithPath: path), name: part.name, fileName: part.fileName, contentType: part.contentType)
             case .fileContents(let path):
-                guard let contents = FileManager.default.contents(atPath: path) else {
-                    throw UsageError("\(path) (for -F \(part.name)=<\(path))")
-                }
-                form.append(contents, name: part.name, contentType: part.contentType)
+                form.append(try DataArgument.read(path, idleTimeout: idleTimeout), name: part.name, contentType: part.contentType)
             }
         }
         return request.body(multipart: form)
+    }
+
+    /// How long a file read before the request (`-d @file`, `-F name=<file`) may send nothing:
+    /// `--timeout`, as for the request itself.
+    var idleTimeout: TimeInterval {
+        options.timeout ?? Session.Configuration().requestTimeout
     }
 }

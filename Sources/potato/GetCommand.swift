@@ -84,8 +84,14 @@ struct GetCommand {
         do {
             request = try withBody(request)
         } catch {
-            Console.error("potato: cannot read a file to send: \(TerminalText.safe(error.message))\n")
-            return .unreadableUpload
+            switch error {
+            case .unreadable(let message):
+                Console.error("potato: cannot read a file to send: \(TerminalText.safe(message))\n")
+                return .unreadableUpload
+            case .timedOut(let message):
+                Console.error("potato: timed out: \(TerminalText.safe(message))\n")
+                return .timedOut
+            }
         }
         let display = ProgressDisplay(style: progressStyle)
         if sendsAFile { request = request.onUploadProgress { display.update($0) } }

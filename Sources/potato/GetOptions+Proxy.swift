@@ -5,7 +5,7 @@ extension GetOptions {
     /// The proxies, picked as curl picks them: those the environment names (`http_proxy`,
     /// `https_proxy`, `all_proxy`; never `HTTP_PROXY`), `--proxy` in place of them for both
     /// schemes, and the hosts of `no_proxy` reached directly, or those of `--noproxy` instead.
-    /// An empty `--proxy` means no proxy at all.
+    /// An empty `--proxy` means no proxy at all. `--proxy-header` fields go to the proxy alone.
     func proxyConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxyConfiguration {
         var configuration = ProxyConfiguration.environment(environment)
         if let proxy {
@@ -15,6 +15,7 @@ extension GetOptions {
             configuration.httpsProxy = url
         }
         if let noProxy { configuration.noProxy = ProxyConfiguration.entries(noProxy) }
+        configuration.headers = HTTPHeaders(proxyHeaders.map { ($0.name, $0.value) })
         return configuration
     }
 

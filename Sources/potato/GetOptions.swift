@@ -28,7 +28,8 @@ struct GetOptions {
     /// `-u user:password`: Basic credentials.
     var credentials: (user: String, password: String)?
     var method: String?
-    var data: Data?
+    /// `-d`, `--data-binary`, `--data-raw`: the pieces of the body, joined with `&`.
+    var data: [DataArgument] = []
     var dataFile: String?
     /// `-F` and `--form-string`: the parts of a multipart form, in order.
     var form: [FormArgument] = []
@@ -59,11 +60,13 @@ struct GetOptions {
     /// `--cacert FILE`: a PEM file of certificate authorities to trust instead of the system's
     /// (`Session.Configuration.certificateAuthorities`, which only the curl engine honours).
     var certificateAuthorities: String?
+    /// `--proxy-header 'Name: value'`: header fields sent to the proxy only.
+    var proxyHeaders: [(name: String, value: String)] = []
 
     /// The method: `-X`'s, else `PUT` with `-T`, `POST` with a body, `GET` otherwise (as curl).
     var effectiveMethod: String {
         if let method { return method }
         if uploadFile != nil { return "PUT" }
-        return data != nil || dataFile != nil || !form.isEmpty ? "POST" : "GET"
+        return !data.isEmpty || dataFile != nil || !form.isEmpty ? "POST" : "GET"
     }
 }

@@ -41,7 +41,11 @@ enum HelpText {
           -u, --user USER:PASSWORD send HTTP Basic credentials (over https: they are
                                    readable by anyone who sees the request)
           -d, --data DATA          send DATA as the body (Content-Type
-                                   application/x-www-form-urlencoded unless -H sets one)
+                                   application/x-www-form-urlencoded unless -H sets one);
+                                   @FILE sends FILE without its CR and LF, @- standard input;
+                                   several -d are joined with & (as curl)
+              --data-binary DATA   like -d, but @FILE is sent byte for byte
+              --data-raw DATA      like -d, without @ (the text as it is)
               --data-file FILE     send FILE as the body, streamed from disk
           -F, --form NAME=VALUE    send a multipart/form-data body, one part each (repeatable):
                                    NAME=VALUE a text field; NAME=@FILE a file streamed from
@@ -52,7 +56,11 @@ enum HelpText {
                                    a text field taken as it is (even starting with @ or <)
           -T, --upload-file FILE   send FILE as the body, streamed from disk (- for standard
                                    input, sent chunked); a URL ending in / gets FILE's name
-                                   (one of -d, --data-file, -F and -T)
+                                   (one of -d, --data-file, -F and -T; any method sends it,
+                                   GET included; HEAD cannot). A file is sent to the size it
+                                   had when the request went out: one that shrinks meanwhile
+                                   fails (exit 21); a FIFO is sent as it is written, and one
+                                   that sends nothing for --timeout times out (exit 6)
               --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
               --engine ENGINE      auto (default), curl or urlsession
           -x, --proxy URL          send requests through the proxy URL
@@ -61,6 +69,10 @@ enum HelpText {
                                    does (never HTTP_PROXY)
               --noproxy LIST       hosts to reach directly, like localhost,.example.com
                                    (in place of no_proxy)
+              --proxy-header 'Name: value'
+                                   a header for the proxy alone (repeatable): in the CONNECT
+                                   of an https URL, with the request of an http one; never to
+                                   the origin. So is a -H Proxy-Authorization
               --cacert FILE        trust the certificate authorities in the PEM FILE instead
                                    of the system's (curl engine only: URLSession trusts the
                                    system's alone)

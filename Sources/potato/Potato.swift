@@ -1,4 +1,5 @@
 import Foundation
+import HotPotato
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,7 +20,8 @@ enum Potato {
                 status = await GetCommand(options: options).run()
             }
         } catch {
-            Console.error("potato: \(error.message)\npotato: see potato --help\n")
+            // An argument may carry control characters (a line break, an escape sequence).
+            Console.error("potato: \(TerminalText.safe(error.message))\npotato: see potato --help\n")
             status = .usage
         }
         exit(status.rawValue)

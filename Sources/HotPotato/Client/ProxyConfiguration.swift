@@ -20,6 +20,10 @@ import Foundation
 /// through its proxy in a `CONNECT` tunnel, so the proxy sees the host and port, never the
 /// request.
 ///
+/// Header fields for the proxy alone — a `Proxy-Authorization` of another scheme than Basic, a
+/// token the proxy wants — go in ``headers``: never to the origin. A `Proxy-Authorization`
+/// header of a request is taken as one of them (see ``headers``).
+///
 /// The default is ``none``: the process environment is read only when you ask for it with
 /// ``environment(_:)``. See <doc:UsingAProxy> for what each engine supports.
 public struct ProxyConfiguration: Sendable, Hashable {
@@ -41,17 +45,36 @@ public struct ProxyConfiguration: Sendable, Hashable {
     ///
     /// Surrounding whitespace is ignored, as are empty entries.
     public var noProxy: [String]
+    /// Header fields sent to the proxy only, as curl's `--proxy-header`: in the `CONNECT` request
+    /// that opens the tunnel of an `https` URL (never through the tunnel), and with the request
+    /// itself for an `http` URL sent to the proxy (a proxy forwards what it does not consume,
+    /// as for curl). A request that goes directly sends none of them. Sent on every redirect that
+    /// goes through a proxy.
+    ///
+    /// A request's own `Proxy-Authorization` header is treated as one of these (replacing a field
+    /// of the same name here): it goes to the proxy, in the `CONNECT` for an `https` URL, and is
+    /// not sent at all when the request goes directly — never to the origin. Like `Authorization`,
+    /// it is dropped on a redirect to another origin; the fields here are not.
+    ///
+    /// The curl engine sends them as described. The URLSession engine sends them with an `http`
+    /// request that goes through a proxy; for an `https` URL through a proxy it cannot (it has no
+    /// way to add a field to its `CONNECT` request, and with the request they would reach the
+    /// origin through the tunnel): such a request fails with ``HotPotatoError/Code/invalidRequest``
+    /// before anything is sent.
+    public var headers: HTTPHeaders
 
-    /// A configuration with a proxy for each scheme and a list of hosts to reach directly.
-    public init(httpProxy: URL? = nil, httpsProxy: URL? = nil, noProxy: [String] = []) {
+    /// A configuration with a proxy for each scheme, a list of hosts to reach directly and header
+    /// fields for the proxy alone.
+    public init(httpProxy: URL? = nil, httpsProxy: URL? = nil, noProxy: [String] = [], headers: HTTPHeaders = [:]) {
         self.httpProxy = httpProxy
         self.httpsProxy = httpsProxy
         self.noProxy = noProxy
+        self.headers = headers
     }
 
     /// A configuration with one proxy for both `http` and `https` URLs, like curl's `--proxy`.
-    public init(proxy: URL, noProxy: [String] = []) {
-        self.init(httpProxy: proxy, httpsProxy: proxy, noProxy: noProxy)
+    public init(proxy: URL, noProxy: [String] = [], headers: HTTPHeaders = [:]) {
+        self.init(httpProxy: proxy, httpsProxy: proxy, noProxy: noProxy, headers: headers)
     }
 
     /// Direct connections: no proxy, whatever the environment says. The default.

@@ -70,6 +70,13 @@ extension Request {
 
     /// Sends the contents of a file as the body, streamed from disk. A file that cannot be read
     /// fails the request with ``HotPotatoError/Code/invalidRequest`` when it runs.
+    ///
+    /// A regular file is measured when the request is sent, and exactly that many bytes follow
+    /// its `Content-Length`: one that grows meanwhile is cut there, one that shrinks fails the
+    /// call at once with ``HotPotatoError/Code/bodyFileChanged``. A FIFO or a device is sent
+    /// chunked as its bytes come; one that sends nothing for the idle timeout fails the call with
+    /// ``HotPotatoError/Code/timedOut``. Any method sends the body, `GET` included; `HEAD` cannot
+    /// (the call fails with ``HotPotatoError/Code/invalidRequest``). See <doc:Uploading>.
     public func body(fileAt url: URL, contentType: String? = nil) -> Request {
         with { request in
             request.spec.body = .file(url)

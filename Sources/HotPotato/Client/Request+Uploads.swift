@@ -53,11 +53,9 @@ extension Request {
     /// ```
     ///
     /// - **Length:** without a `length` the body is sent with chunked transfer encoding; with one,
-    ///   as a `Content-Length` on the libcurl engine, and the stream must produce exactly that many
-    ///   bytes (more or fewer fails the call with ``HotPotatoError/Code/invalidRequest``). The
-    ///   URLSession engine on Linux sends every stream chunked (FoundationNetworking cannot
-    ///   announce a stream's length); there `length` only sets the expected bytes of
-    ///   ``UploadProgress``. A `Content-Length` or `Transfer-Encoding` header of your own is dropped.
+    ///   as its `Content-Length`, and the stream must produce exactly that many bytes (more or
+    ///   fewer fails the call with ``HotPotatoError/Code/invalidRequest``). A `Content-Length` or
+    ///   `Transfer-Encoding` header of your own is dropped.
     /// - **Sent once.** The sequence is iterated once, for one run of the request: a `307` or `308`
     ///   redirect that would send it again fails the call with
     ///   ``HotPotatoError/Code/bodyNotReplayable`` (with the redirect's `head`); a retry is made

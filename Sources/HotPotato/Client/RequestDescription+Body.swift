@@ -2,19 +2,29 @@ import Foundation
 
 // The body as the engines send it.
 extension RequestDescription {
-    /// The request headers that frame a body; an engine sets them for a streamed body from its
-    /// length (see ``framesItsOwnLength``).
+    /// The request headers that frame a body: never the caller's, always the engine's (see
+    /// ``makeURLRequest(defaults:)``).
     static let framingHeaders: Set<String> = ["content-length", "transfer-encoding"]
 
-    /// Whether the body's framing is the engine's alone: a caller's `Content-Length` or
-    /// `Transfer-Encoding` is dropped for a multipart form or a stream, whose length the engine
-    /// announces (or sends chunked). With both, FoundationNetworking sends both headers, and
-    /// libcurl a chunked body under a `Content-Length`.
-    var framesItsOwnLength: Bool {
+    /// Whether there is a body to send: a `Data` body that is empty is none, as on both engines.
+    var hasBody: Bool {
         switch body {
-        case .multipart, .stream: return true
-        case .none, .data, .file, .invalid: return false
+        case .none: return false
+        case .data(let data): return !data.isEmpty
+        case .file, .multipart, .stream, .invalid: return true
         }
+    }
+
+    /// Why a request with this method cannot send its body, if it cannot: a `HEAD` request's
+    /// response has no body, and neither libcurl nor FoundationNetworking sends one with it (they
+    /// would send the head alone), so a body given to one fails the call before anything is sent
+    /// rather than be dropped. Every other method, `GET` included, sends its body.
+    var methodRefusingTheBody: HotPotatoError? {
+        guard method == .head, hasBody else { return nil }
+        return HotPotatoError(
+            .invalidRequest,
+            reason: "A HEAD request cannot send a body (its response has none, and no engine sends one): "
+                + "use another method, or remove the body.")
     }
 
     /// The body to stream for one attempt, made afresh each time: a file or a multipart form,

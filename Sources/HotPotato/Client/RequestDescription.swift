@@ -46,6 +46,7 @@ struct RequestDescription: Sendable {
     func makeURLRequest(defaults: Session.Configuration) throws(HotPotatoError) -> URLRequest {
         if let credentialsError { throw credentialsError }
         if case .invalid(let error) = body { throw error }
+        if let methodRefusingTheBody { throw methodRefusingTheBody }
         guard let base = url, let scheme = base.scheme?.lowercased(), base.host != nil || scheme == "data" else {
             throw HotPotatoError(.invalidRequest, reason: "\"\(urlText)\" is not a valid absolute URL.")
         }
@@ -66,10 +67,13 @@ struct RequestDescription: Sendable {
         var request = URLRequest(url: target)
         request.httpMethod = method.rawValue
         request.timeoutInterval = timeout ?? defaults.requestTimeout
-        for field in defaults.headers where !headers.contains(field.name) {
+        for field in defaults.headers where !headers.contains(field.name) && !Self.framingHeaders.contains(field.name.lowercased()) {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        for field in headers where !(framesItsOwnLength && Self.framingHeaders.contains(field.name.lowercased())) {
+        // The engine frames the body from its length (or sends it chunked): a `Content-Length` or
+        // `Transfer-Encoding` of the caller's could announce another length than the bytes sent,
+        // and the rest would be read by the server as another request.
+        for field in headers where !Self.framingHeaders.contains(field.name.lowercased()) {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
         if case .data(let data) = body {

@@ -14,7 +14,7 @@ extension HotPotatoError {
             case handlerFailed, truncatedBody, cancelled, invalidRequest
             case connectionRefused, hostNotFound, timedOut, connectionLost
             case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
-            case authenticationFailed, bodyNotReplayable
+            case authenticationFailed, bodyNotReplayable, bodyFileChanged
         }
 
         private let base: Base
@@ -120,6 +120,15 @@ extension HotPotatoError {
         /// body is never resent silently: the call fails. Sets `head` (the redirect) for a redirect.
         /// Send the body from `Data`, a file or a ``MultipartFormData`` to have it resent.
         public static let bodyNotReplayable = Code(.bodyNotReplayable)
+
+        /// A file of the request body (``Request/body(fileAt:contentType:)``, a file part of a
+        /// ``MultipartFormData``) became shorter while it was sent: it ended before the length
+        /// announced as the body's `Content-Length`, measured when the request was sent. The call
+        /// fails at once rather than send fewer bytes than announced (and wait for the server to
+        /// time out). A file that grows meanwhile is sent up to the length announced, never beyond.
+        /// Sets `path`, `limit` (the file's length when it was measured) and `byteCount` (where it
+        /// ended).
+        public static let bodyFileChanged = Code(.bodyFileChanged)
 
         // MARK: Transport
 

@@ -74,6 +74,19 @@ extension HotPotatoError {
             path: url.path, underlying: underlying)
     }
 
+    /// ``Code/bodyFileChanged``: the body file at `url` ended after `offset` of the `length`
+    /// bytes it had when it was measured (``limit``, ``byteCount``, ``path``).
+    static func bodyFileShrank(_ url: URL, offset: Int64, length: Int64) -> HotPotatoError {
+        var error = HotPotatoError.file(
+            .bodyFileChanged,
+            "The body file \(url.path) became shorter while it was sent: it ended after \(offset) of the \(length) bytes "
+                + "announced as the Content-Length.",
+            path: url.path)
+        error.limit = length
+        error.byteCount = offset
+        return error
+    }
+
     /// ``Code/bodyNotReplayable``: a one-shot request body would have to be sent again; `head` is
     /// the redirect that asked for it, when one did.
     static func bodyNotReplayable(_ reason: String, head: ResponseHead? = nil) -> HotPotatoError {

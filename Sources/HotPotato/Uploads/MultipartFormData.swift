@@ -27,9 +27,10 @@ import Foundation
 ///   any text field or `Data` part: when one contains it, another is drawn. File contents are not
 ///   read in advance; whoever wrote a file cannot guess the boundary.
 ///
-/// On the URLSession engine on Linux, a form with files, or larger than 1 MiB, is first copied to
-/// a temporary file (FoundationNetworking can announce a length only for a file), which is removed
-/// when the call ends; see <doc:Uploading>.
+/// A file that grows while it is sent is cut at the length it had when the request was sent; one
+/// that shrinks fails the call with ``HotPotatoError/Code/bodyFileChanged``; a FIFO is sent as its
+/// writer writes (and the form chunked). No copy of the form is made, on either engine; see
+/// <doc:Uploading>.
 public struct MultipartFormData: Sendable {
     /// The boundary that separates the parts.
     public private(set) var boundary: String

@@ -25,21 +25,17 @@ final class RequestBody: Sendable {
     private let source: Source
     /// The length, when it is known before the body is sent.
     let length: Int64?
-    /// Kept as long as the body: a copy it is read from (a spooled file that removes itself).
-    private let keptAlive: (any Sendable)?
     private let readerMade = Locked(false)
 
-    init(segments: [BodySegment], keeping owner: (any Sendable)? = nil) {
+    init(segments: [BodySegment]) {
         source = .segments(segments)
         length = BodySegment.totalLength(segments)
-        keptAlive = owner
     }
 
     /// Claims `body` for an attempt of the call `owner` (see ``OneShotBody/claim(by:)``).
     init(claiming body: OneShotBody, by owner: AnyObject) throws(HotPotatoError) {
         source = .oneShot(try body.claim(by: owner))
         length = body.length
-        keptAlive = nil
     }
 
     /// Whether the body can be sent again from its first byte (a redirect, a rewind).
@@ -48,17 +44,21 @@ final class RequestBody: Sendable {
         return false
     }
 
+    /// Whether a read may have to wait for bytes that are not there yet: a one-shot stream (its
+    /// producer), or a body with a file that is not a regular file (a FIFO, a device), which is
+    /// read only as its writer writes. A body that never waits (bytes, regular files) may be read
+    /// on a thread that must not wait, such as libcurl's multi thread.
+    var mayWait: Bool {
+        switch source {
+        case .oneShot: return true
+        case .segments(let segments): return segments.contains { $0.length == nil }
+        }
+    }
+
     /// The segments of a replayable body.
     var segments: [BodySegment]? {
         if case .segments(let segments) = source { return segments }
         return nil
-    }
-
-    /// The regular file of known length that is the whole body, if it is one.
-    var wholeFile: URL? {
-        guard case .segments(let segments) = source, segments.count == 1,
-              case .file(let url, let length) = segments[0], length != nil else { return nil }
-        return url
     }
 
     /// A reader from the first byte.

@@ -37,6 +37,7 @@ final class ForwardingProxy: @unchecked Sendable {
 
     private struct State {
         var records: [Record] = []
+        var heads: [[String: String]] = []
         var connections: Set<Int32> = []
         var stopped = false
         var listenerClosed = false
@@ -55,6 +56,10 @@ final class ForwardingProxy: @unchecked Sendable {
 
     /// What the proxy has been asked so far, in order.
     var records: [Record] { state.withLock { $0.records } }
+
+    /// The header fields of each request the proxy got (names lowercased), in the order of
+    /// ``records``.
+    var heads: [[String: String]] { state.withLock { $0.heads } }
 
     /// Starts the proxy on a free port; with `credentials`, it answers `407` to requests without
     /// them.
@@ -122,7 +127,11 @@ final class ForwardingProxy: @unchecked Sendable {
             fields.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
         }
         let authorization = fields.first { $0.name.lowercased() == "proxy-authorization" }?.value
-        state.withLock { $0.records.append(Record(requestLine: requestLine, proxyAuthorization: authorization)) }
+        let fieldsByName = Dictionary(fields.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
+        state.withLock {
+            $0.records.append(Record(requestLine: requestLine, proxyAuthorization: authorization))
+            $0.heads.append(fieldsByName)
+        }
         if let expectedAuthorization, authorization != expectedAuthorization {
             Self.answer(client, "407 Proxy Authentication Required", extra: "Proxy-Authenticate: Basic realm=\"test proxy\"\r\n")
             return

@@ -18,6 +18,7 @@ enum TestServers {
     private static let retryServer = StartOnce { try RetryServer() }
     private static let reuseServer = StartOnce { try ReuseServer() }
     private static let http2FaultServer = StartOnce { try HTTP2FaultServer.start() }
+    private static let bodyHoldingServer = StartOnce { try BodyHoldingServer() }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
     /// nginx's HTTPS side; the test fails, saying why, where openssl could not make the test CA.
@@ -29,6 +30,7 @@ enum TestServers {
     static func retry() async throws -> RetryServer { try await retryServer.value() }
     static func reuse() async throws -> ReuseServer { try await reuseServer.value() }
     static func http2Fault() async throws -> HTTP2FaultServer { try await http2FaultServer.value() }
+    static func bodyHolding() async throws -> BodyHoldingServer { try await bodyHoldingServer.value() }
 }
 
 /// Runs a blocking start-up once, off the cooperative thread pool, and hands the result to every

@@ -23,8 +23,8 @@ struct PotatoProcess {
     private let collected = CollectedOutput()
 
     /// Starts `potato` with `arguments` in `directory`, with `environment` added to this
-    /// process's.
-    init(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
+    /// process's, and the file `input` as its standard input (by default, none: `/dev/null`).
+    init(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], input: URL? = nil) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
         if !environment.isEmpty {
@@ -33,7 +33,7 @@ struct PotatoProcess {
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try input.map(Self.readOnly) ?? FileHandle.nullDevice
         try ChildProcesses.run(process)
         // Read both pipes as they fill, so a chatty process never blocks on a full pipe.
         let collected = collected
@@ -43,6 +43,13 @@ struct PotatoProcess {
         Thread { collected.setOutput(outputHandle.readDataToEndOfFile()); collected.group.leave() }.start()
         collected.group.enter()
         Thread { collected.setError(errorHandle.readDataToEndOfFile()); collected.group.leave() }.start()
+    }
+
+    /// A handle reading the file at `url`, opened close-on-exec (no other child inherits it).
+    static func readOnly(_ url: URL) throws -> FileHandle {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// The process's identifier.

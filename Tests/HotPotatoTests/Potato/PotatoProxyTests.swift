@@ -82,6 +82,43 @@ import Testing
             proxyAuthorization: "Basic " + Data("\(Self.user):\(Self.password)".utf8).base64EncodedString())])
     }
 
+    /// `--proxy-header` goes to the proxy with an `http` request, on both engines.
+    @Test(arguments: PotatoProxyTests.engines)
+    func aProxyHeaderGoesToTheProxyWithAnHTTPRequest(engine: String) async throws {
+        let nginx = try await TestServers.nginx()
+        let proxy = try ForwardingProxy()
+        defer { proxy.stop() }
+        let outcome = try await potato(
+            ["get", nginx.url("/small.json").absoluteString, "--engine", engine, "-q", "--proxy-header", "X-Proxy-Token: abc"],
+            environment: ["http_proxy": proxy.url.absoluteString])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        #expect(proxy.heads.first?["x-proxy-token"] == "abc")
+    }
+
+    /// Through a tunnel, `--proxy-header` (and a `Proxy-Authorization` given with `-H`) goes in the
+    /// `CONNECT` on the curl engine; the URLSession engine cannot put it there, and fails before
+    /// sending anything rather than send it to the origin through the tunnel.
+    @Test(arguments: PotatoProxyTests.engines, ["--proxy-header", "-H"])
+    func aProxyHeaderGoesInTheCONNECTOrNowhere(engine: String, option: String) async throws {
+        let nginx = try await TestServers.nginx()
+        let tls = try #require(nginx.tls, "nginx has no TLS server: is openssl installed?")
+        let proxy = try ForwardingProxy(requiring: (Self.user, Self.password))
+        defer { proxy.stop() }
+        let basic = "Basic " + Data("\(Self.user):\(Self.password)".utf8).base64EncodedString()
+        let outcome = try await potato(
+            ["get", "https://127.0.0.1:\(tls.port)/small.json", "--engine", engine, "-q", option, "Proxy-Authorization: \(basic)"],
+            environment: ["HTTPS_PROXY": proxy.url.absoluteString])
+        if engine == "curl" {
+            // The test CA is not trusted here: what matters is the tunnel the proxy opened.
+            #expect(outcome.status == 7, "a TLS failure past the tunnel: \(outcome.error)")
+            #expect(proxy.records == [ForwardingProxy.Record(requestLine: "CONNECT 127.0.0.1:\(tls.port) HTTP/1.1", proxyAuthorization: basic)])
+        } else {
+            #expect(outcome.status == 3, "\(outcome.error)")
+            #expect(outcome.error.contains("proxy alone"), "\(outcome.error)")
+            #expect(proxy.records.isEmpty, "nothing was sent")
+        }
+    }
+
     /// Ignored as curl ignores it (httpoxy), by potato and by FoundationNetworking's libcurl.
     @Test(arguments: PotatoProxyTests.engines)
     func upperCaseHTTPProxyIsIgnored(engine: String) async throws {

@@ -45,15 +45,25 @@ import Testing
         #expect(sameBytes(server.records("/second/\(name)").first, Self.content))
     }
 
-    /// FoundationNetworking does not rewind a body of its own (it sent nothing more, announcing
-    /// the whole length, and the call waited out its timeout): the call fails at once with
-    /// `.connectionLost`, and a retry sends the body whole.
-    @Test(arguments: [false, true]) func urlSessionFailsFastAndARetrySendsTheBodyWhole(fromFile: Bool) async throws {
+    /// On the URLSession engine a file (or a form) is a body stream of HotPotato's own, which goes
+    /// back to its first byte when FoundationNetworking asks for a new one: it is sent whole on
+    /// the new connection, as on the curl engine.
+    @Test func urlSessionSendsAFileAgainFromItsStart() async throws {
         let (server, session, scratch, name) = try await Self.reusedConnection(.urlSession)
         defer { scratch.remove() }
-        let file = scratch.file("body.bin")
-        let request = session.put(server.url("/second/\(name)"))
-        let withBody = fromFile ? request.body(fileAt: file) : request.body(Self.content)
+        let reply = try await session.put(server.url("/second/\(name)")).body(fileAt: scratch.file("body.bin"))
+            .as(EchoReply.self).content
+        #expect(reply.length == Self.content.count)
+        #expect(sameBytes(server.records("/second/\(name)").first, Self.content))
+    }
+
+    /// FoundationNetworking does not rewind a body of its own, `Data` in memory (it sent nothing
+    /// more, announcing the whole length, and the call waited out its timeout): the call fails at
+    /// once with `.connectionLost`, and a retry sends the body whole.
+    @Test func urlSessionFailsFastOnBytesAndARetrySendsThemWhole() async throws {
+        let (server, session, scratch, name) = try await Self.reusedConnection(.urlSession)
+        defer { scratch.remove() }
+        let withBody = session.put(server.url("/second/\(name)")).body(Self.content)
         let error = await expectFailure { try await withBody.as(EchoReply.self).content }
         #expect(error?.code == .connectionLost, "\(String(describing: error))")
         _ = try await session.get(server.url("/first/\(name)")).asData().content

@@ -119,8 +119,10 @@ import Testing
             Issue.record("a shrunk file did not fail")
             return
         }
-        #expect(error.code == .invalidRequest)
+        #expect(error.code == .bodyFileChanged)
         #expect(error.path == file.path)
+        #expect(error.limit == 150)
+        #expect(error.byteCount == 100)
         #expect(openDescriptors(under: scratch.url).isEmpty)
     }
 

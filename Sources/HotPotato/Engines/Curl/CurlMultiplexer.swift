@@ -57,12 +57,13 @@ final class CurlMultiplexer: @unchecked Sendable {
     /// keeps its path through its redirects.
     ///
     /// A body is read on the multi thread by the read callback, which must never wait there: a
-    /// body in memory, a file or a form (read from disk) never does, but a one-shot stream (an
-    /// `AsyncSequence` or an `InputStream`) waits for its producer, so a request with one takes
-    /// the easy path, where the worker thread is the transfer's own.
+    /// body in memory, a regular file or a form of them (read from disk) never does, but a one-shot
+    /// stream (an `AsyncSequence` or an `InputStream`) waits for its producer, and a FIFO for its
+    /// writer, so a request with one takes the easy path, where the worker thread is the
+    /// transfer's own (see ``RequestBody/mayWait``).
     static func multiplexes(_ request: URLRequest, body: RequestBody?, configuration: Session.Configuration) -> Bool {
         guard configuration.httpVersionPolicy.allowsHTTP2, CurlLibrary.supportsHTTP2, CurlLibrary.supportsMultiplexing,
-              body?.isReplayable ?? true,
+              body?.mayWait != true,
               let url = request.url, url.scheme?.lowercased() == "https" else { return false }
         do {
             return try configuration.proxy.selectedProxy(for: url) == nil

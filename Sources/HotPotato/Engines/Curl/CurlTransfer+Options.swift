@@ -71,7 +71,7 @@ extension CurlTransfer {
         let proxy = try configuration.proxy.selectedProxy(for: requestURL)
         // libcurl copies each string option: the empty proxy that keeps it from the environment
         // is set only when the environment names one (a malloc or two a request otherwise).
-        if proxy != nil || Self.environmentNamesAProxy() { configureProxy(handle, for: proxy) }
+        if proxy != nil || Self.environmentNamesAProxy() { try configureProxy(handle, for: proxy) }
 
         // Transparent decompression, unless the caller asked for a coding of their own. A request
         // for `identity` (a resumable download's) still decodes a coded answer the server sends
@@ -107,19 +107,26 @@ extension CurlTransfer {
 
     private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, userdata: UnsafeMutableRawPointer) throws(HotPotatoError) {
         let method = (request.httpMethod ?? "GET").uppercased()
+        let hasBody = requestBody != nil || request.httpBody?.isEmpty == false
         switch method {
-        case "GET":
+        case "GET" where !hasBody:
             hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HTTPGET), 1)
             return
         case "HEAD":
+            // A HEAD request with a body never gets here (see RequestDescription.methodRefusingTheBody):
+            // libcurl would send the head alone.
+            guard !hasBody else {
+                throw HotPotatoError(.invalidRequest, reason: "A HEAD request cannot send a body.")
+            }
             hp_curl_setopt_long(handle, Int32(HP_CURLOPT_NOBODY), 1)
             return
         default:
             break
         }
-        // Any other method sends a body, empty if there is none (`Content-Length: 0`, as URLSession):
-        // the request's `httpBody`, or a streamed body, read afresh from its first byte. Of unknown
-        // length (-1), libcurl sends it chunked.
+        // Any other method sends a body, empty if there is none (`Content-Length: 0`, as URLSession),
+        // and so does a GET that has one (as curl sends `-X GET -d …`): the request's `httpBody`,
+        // or a streamed body, read afresh from its first byte. Of unknown length (-1), libcurl
+        // sends it chunked.
         let source: CurlRequestBody
         if let requestBody {
             source = CurlRequestBody(try requestBody.makeReader())
@@ -140,7 +147,7 @@ extension CurlTransfer {
     /// shared by every transfer: libcurl only reads it.
     private static let defaultHeaderList = UncheckedSendable(makeHeaderList(["User-Agent: HotPotato", "Expect:"]))
 
-    private static func makeHeaderList(_ lines: [String]) -> UnsafeMutableRawPointer? {
+    static func makeHeaderList(_ lines: [String]) -> UnsafeMutableRawPointer? {
         var list: UnsafeMutableRawPointer?
         for line in lines {
             guard let appended = line.withCString({ hp_curl_slist_append(list, $0) }) else {
@@ -155,7 +162,13 @@ extension CurlTransfer {
     /// Sets the request's headers. Returns the list made for this request, which the caller frees
     /// once the transfer ends, or `nil` when there is none to free.
     private func headerList(_ handle: UnsafeMutableRawPointer) throws(HotPotatoError) -> UnsafeMutableRawPointer? {
-        let fields = request.allHTTPHeaderFields ?? [:]
+        // A `Proxy-Authorization` is the proxy's alone (see `configureProxy`): never sent to the
+        // origin, and not at all without a proxy. The body's framing is libcurl's, from the length
+        // set above: a `Content-Length` or `Transfer-Encoding` that an interceptor added could
+        // announce another length than the bytes that follow.
+        let fields = (request.allHTTPHeaderFields ?? [:]).filter {
+            !ProxyConfiguration.isForTheProxyOnly($0.key) && !RequestDescription.framingHeaders.contains($0.key.lowercased())
+        }
         if fields.isEmpty, let shared = Self.defaultHeaderList.value {
             hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), shared)
             return nil

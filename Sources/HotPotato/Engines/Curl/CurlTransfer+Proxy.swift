@@ -15,7 +15,14 @@ extension CurlTransfer {
     /// `Proxy-Authorization: Basic` to the proxy alone (in the `CONNECT` request for a tunnel).
     /// The `CONNECT` response's head is kept from the header callback, which would otherwise
     /// take it for the response's.
-    func configureProxy(_ handle: UnsafeMutableRawPointer, for proxy: SelectedProxy?) {
+    ///
+    /// The header fields for the proxy alone (``ProxyConfiguration/headers`` and the request's
+    /// `Proxy-Authorization`) go in `CURLOPT_PROXYHEADER`, with `CURLOPT_HEADEROPT` set to
+    /// `CURLHEADER_SEPARATE`: libcurl then sends them in the `CONNECT` request only, never
+    /// through the tunnel, and with the request itself when it goes to the proxy in absolute
+    /// form (an `http` URL); the request's own header list never has a `Proxy-Authorization`
+    /// (see `headerList(_:)`).
+    func configureProxy(_ handle: UnsafeMutableRawPointer, for proxy: SelectedProxy?) throws(HotPotatoError) {
         func string(_ option: Int32, _ value: String?) {
             if let value {
                 value.withCString { _ = hp_curl_setopt_pointer(handle, option, $0) }
@@ -32,6 +39,14 @@ extension CurlTransfer {
         if let authorities = configuration.certificateAuthorities {
             string(Int32(HP_CURLOPT_PROXY_CAINFO), authorities.path)
         }
+        hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HEADEROPT), Int(HP_CURLHEADER_SEPARATE))
+        let fields = configuration.proxy.proxyHeaderFields(for: request)
+        guard !fields.isEmpty else { return }
+        guard let list = Self.makeHeaderList(fields.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }) else {
+            throw HotPotatoError(.transportFailed, reason: "libcurl could not build the proxy's header list.")
+        }
+        proxyHeaderList = list
+        hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_PROXYHEADER), list)
     }
 
     /// The head to hand over when the proxy refused to open a tunnel (its `CONNECT` answered

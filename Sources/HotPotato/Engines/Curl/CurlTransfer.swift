@@ -43,6 +43,8 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var handle: UnsafeMutableRawPointer?
     /// The header list of the request being sent, freed when its perform ends.
     private var headerList: UnsafeMutableRawPointer?
+    /// The header list for the proxy alone (`CURLOPT_PROXYHEADER`), freed when the perform ends.
+    var proxyHeaderList: UnsafeMutableRawPointer?
     /// The header fields of the response being received, in order; room for a typical head is
     /// made once per transfer.
     var responseFields: [HTTPHeaders.Field] = []
@@ -179,6 +181,8 @@ final class CurlTransfer: @unchecked Sendable {
     func end() {
         if let headerList { hp_curl_slist_free_all(headerList) }
         headerList = nil
+        if let proxyHeaderList { hp_curl_slist_free_all(proxyHeaderList) }
+        proxyHeaderList = nil
         handle = nil
     }
 

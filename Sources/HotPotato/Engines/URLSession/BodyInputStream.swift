@@ -53,7 +53,12 @@ final class BodyInputStream: InputStream {
     /// Goes back to the body's first byte, when nothing was taken from it yet (see
     /// ``BodyReader/rewind()``).
     func rewind() -> Bool {
-        reading?.reader.rewind() ?? false
+        guard reading?.reader.rewind() == true else { return false }
+        lock.withLock {
+            reachedEnd = false
+            lastActivity = Date()
+        }
+        return true
     }
 
     /// Releases the reader (its files, its producer): the transfer is over.

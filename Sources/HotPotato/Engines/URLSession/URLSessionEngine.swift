@@ -110,27 +110,20 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
         do throws(HotPotatoError) {
             try proxyRule.check(request.url)
+            _ = try proxyRule.routingProxyHeaders(request)
         } catch {
             sink.fail(error)
             return {}
         }
-        var body = body
-        var spooled: RequestBody?
-        if let form = body, UploadSpool.isNeeded(for: form) {
-            // A form (or an odd file): FoundationNetworking announces a length only for bytes in
-            // memory or a file of its own, so the body is copied into one or the other.
-            if UploadSpool.fitsInMemory(form) {
-                do throws(HotPotatoError) {
-                    request.httpBody = try UploadSpool.bytes(of: form)
-                } catch {
-                    sink.fail(error)
-                    return {}
-                }
-            } else {
-                spooled = form
-            }
-            body = nil
+        #if !canImport(FoundationNetworking)
+        if request.httpMethod == "GET", body != nil || request.httpBody?.isEmpty == false {
+            sink.fail(HotPotatoError(.invalidRequest, reason: """
+                URLSession cannot send a GET request with a body (it refuses it as "resource exceeds maximum size"): \
+                use another method, or the curl engine.
+                """))
+            return {}
         }
+        #endif
         let transfer = makeTransfer(request, body: body, redirects: redirects, sink: sink)
         // Admitted now, while the session is open: its task may be made later (see `launch`).
         let admitted = registry.withLock { registry -> Bool in
@@ -142,11 +135,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return {}
         }
-        if let spooled {
-            launchSpooling(spooled, for: transfer)
-        } else {
-            launch(transfer)
-        }
+        launch(transfer)
         return { transfer.stop() }
     }
 
@@ -165,7 +154,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             release: { [weak self] identifier in self?.release(identifier) })
     }
 
-    /// Starts `transfer`'s first task, for the request and body it was made with (or adopted).
+    /// Starts `transfer`'s first task, for the request and body it was made with.
     ///
     /// On Linux the task is made and resumed on ``launchQueue``, never on the caller's thread:
     /// both wait for FoundationNetworking's work queue — one queue for every URLSession of the
@@ -189,12 +178,6 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             transfer.sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return
         }
-    }
-
-    /// Gives up launching `transfer` (its body could not be copied, or its call ended first).
-    func abandonLaunch(_ transfer: URLSessionTransfer) {
-        registry.withLock { $0.forgetLaunching(transfer) }
-        invalidateIfClosedAndIdle()
     }
 
     /// The delegate queue is libdispatch's, shared with Swift concurrency: never blocked.
@@ -240,13 +223,8 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             return !registry.sessionInvalidated
         }
         guard open else { return nil }
-        let task: URLSessionTask
-        if let file = body?.wholeFile {
-            task = session.uploadTask(with: request, fromFile: file)
-        } else {
-            // No body, `httpBody`, or the `httpBodyStream` the transfer prepared.
-            task = session.dataTask(with: request)
-        }
+        // No body, `httpBody`, or the `httpBodyStream` the transfer prepared.
+        let task = session.dataTask(with: request)
         registry.withLock { registry in
             if let replacing { registry.transfers[replacing] = nil }
             registry.transfers[task.taskIdentifier] = transfer

@@ -132,6 +132,38 @@ struct URLSessionProxyRule: Sendable {
         #endif
     }
 
+    /// `request` as its task sends it, with the header fields for the proxy alone
+    /// (``ProxyConfiguration/headers`` and the request's `Proxy-Authorization`): its
+    /// `Proxy-Authorization` never stays in it as such; through a proxy, an `http` request
+    /// carries the fields to the proxy, which is where it goes; without a proxy none is sent.
+    ///
+    /// Throws ``HotPotatoError/Code/invalidRequest`` for an `https` URL through a proxy with such
+    /// fields: URLSession's `CONNECT` request takes no field of ours, and in the request they
+    /// would reach the origin through the tunnel.
+    func routingProxyHeaders(_ request: URLRequest) throws(HotPotatoError) -> URLRequest {
+        let fields = configured.proxyHeaderFields(for: request)
+        guard !fields.isEmpty, let url = request.url else { return request }
+        var routed = request
+        routed.setValue(nil, forHTTPHeaderField: ProxyConfiguration.proxyAuthorization)
+        #if canImport(FoundationNetworking)
+        let proxy = try? libcurlConfiguration().selectedProxy(for: url)
+        #else
+        let proxy = try? configured.selectedProxy(for: url)
+        #endif
+        guard proxy != nil else { return routed }
+        guard url.scheme?.lowercased() == "https" else {
+            for field in fields { routed.setValue(field.value, forHTTPHeaderField: field.name) }
+            return routed
+        }
+        let names = Set(fields.map(\.name)).sorted().joined(separator: ", ")
+        throw HotPotatoError(.invalidRequest, reason: """
+            The URLSession engine cannot send header fields to a proxy alone (\(names)) for \
+            \(Redaction.redacting(url)): URLSession's CONNECT request takes none of ours, and \
+            in the request they would reach the origin through the tunnel. Use the curl engine, or credentials in \
+            the proxy URL.
+            """)
+    }
+
     /// The proxy settings FoundationNetworking's libcurl may quote in a message, credentials and
     /// all: the environment's proxy variables.
     func proxySettings() -> [String] {

@@ -60,6 +60,7 @@ extension URLSessionTransfer {
             guard let next else { return nil }
             do throws(HotPotatoError) {
                 try proxyRule.check(next.request.url)
+                _ = try proxyRule.routingProxyHeaders(next.request)
             } catch {
                 var failure = error
                 failure.head = head

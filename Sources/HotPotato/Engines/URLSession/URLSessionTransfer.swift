@@ -84,8 +84,8 @@ final class URLSessionTransfer: @unchecked Sendable {
         var task: URLSessionTask?
         /// The request being sent: the caller's, then each redirect's.
         var request: URLRequest
-        /// The body streamed (a file, a copy of a form, a stream), while the request still sends it;
-        /// without one, the request's `httpBody` is sent.
+        /// The body streamed (a file, a form, a stream), while the request still sends it; without
+        /// one, the request's `httpBody` is sent.
         var body: RequestBody?
         var mode = Mode.direct
         var ending: Ending?
@@ -243,9 +243,8 @@ final class URLSessionTransfer: @unchecked Sendable {
     // MARK: - Endings
 
     func deliver(_ ending: Ending) {
-        // The request body goes first: a form copied to a temporary file for URLSession (see
-        // ``UploadSpool``) is removed before the caller hears the outcome, so that a process that
-        // exits as soon as its call completes leaves no copy behind.
+        // The request body goes first: its files are closed (and a one-shot body's claim released)
+        // before the caller hears the outcome.
         letGoOfBody()
         switch ending {
         case .success: sink.end()
@@ -262,7 +261,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         if let identifier = state.withLock({ $0.task?.taskIdentifier }) { release(identifier) }
     }
 
-    /// Closes the body's reader and drops the body, which removes a copy made of it.
+    /// Closes the body's reader and drops the body.
     private func letGoOfBody() {
         let body = state.withLock { state -> RequestBody? in
             state.bodyStream?.closeReader()
@@ -270,7 +269,7 @@ final class URLSessionTransfer: @unchecked Sendable {
             defer { state.body = nil }
             return state.body
         }
-        // Released here, outside the lock: removing a copy is a call into the file system.
+        // Released here, outside the lock: a one-shot body's release may end its producer.
         _ = body
     }
 
