@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what HotPotato's integration tests need when it is missing: nginx, openssl and curl from apt
-# (openssl makes the test certificate authority), httpbin from PyPI. The tests start and stop their
+# (openssl makes the test certificate authority), httpbin and h2 from PyPI (h2 runs the tests' own
+# HTTP/2 fault server). The tests start and stop their
 # own servers on 127.0.0.1 with their own configurations; nothing is left running or enabled.
 # `Tests/run-all.sh` runs it first; it can be run on its own, as often as you like (it installs
 # only what is missing): `./Tests/install-test-servers.sh`.
@@ -34,6 +35,7 @@ as_root() {
 have_nginx() { command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]]; }
 have_httpbin() { command -v python3 >/dev/null 2>&1 && python3 -c 'import httpbin' >/dev/null 2>&1; }
 have_openssl() { command -v openssl >/dev/null 2>&1; }
+have_h2() { command -v python3 >/dev/null 2>&1 && python3 -c 'import h2.connection' >/dev/null 2>&1; }
 
 apt_updated=0
 apt_install() {
@@ -65,12 +67,19 @@ if [[ $check_only == 0 ]]; then
       || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages httpbin \
       || true
   fi
+  if ! have_h2; then
+    say "Installing h2 (PyPI), for the HTTP/2 fault server"
+    python3 -m pip install --quiet --disable-pip-version-check h2 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages h2 \
+      || true
+  fi
 fi
 
 status=0
 if [[ $check_only == 0 ]]; then how="is NOT installed and could not be installed"; else how="is NOT installed (installing was switched off)"; fi
 have_nginx || { warn "nginx $how: the nginx tests will be SKIPPED"; status=2; }
 have_httpbin || { warn "httpbin $how: the httpbin tests will be SKIPPED"; status=2; }
+have_h2 || { warn "python3's h2 $how: the HTTP/2 fault tests will be SKIPPED"; status=2; }
 have_openssl || { warn "openssl $how: the HTTPS tests will FAIL"; status=2; }
 command -v curl >/dev/null 2>&1 || { warn "curl $how: the cURLDescription test will be SKIPPED"; status=2; }
 exit $status

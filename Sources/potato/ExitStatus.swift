@@ -43,7 +43,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .connectionLost: "the connection was lost"
         case .unacceptableStatus: "unacceptable status (--accept-status); the server's message is printed"
         case .unacceptableContentType: "unacceptable content type (--accept-type)"
-        case .bodyTooLarge: "the body is over --max-size"
+        case .bodyTooLarge: "the body (with --events, an event) is over --max-size"
         case .truncatedBody: "the body ended before its Content-Length"
         case .diskFull: "no space left on the device"
         case .permissionDenied: "no permission to write (or a read-only file system)"

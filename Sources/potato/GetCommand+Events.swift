@@ -10,13 +10,10 @@ import Darwin
 extension GetCommand {
     /// Prints each event as one line of JSON — `{"type":…,"id":…,"data":…}`, with `"retry"` when
     /// the event set one — the data as JSON when it is a JSON document, else as a string. With
-    /// `--retry N`, a connection that drops is resumed with `Last-Event-ID` up to N times in a row
-    /// (a body that ends normally ends the command).
+    /// `--retry N`, a connection that drops or that the server ends is opened again with
+    /// `Last-Event-ID`, as `EventSource` does (see `eventReconnection`).
     func streamEvents<Handler>(_ request: Request<Handler>, interruption: Interruption) async -> ExitStatus {
-        let reconnection = (options.retries ?? 0) > 0
-            ? EventStreamReconnection(
-                maximumAttempts: options.retries ?? 0, delay: options.retryDelay ?? 1, reconnectsAfterEnd: false)
-            : nil
+        let reconnection = eventReconnection
         let maximum = options.maximumSize.map { Int(clamping: $0) } ?? 16 * 1024 * 1024
         let stream = request.streamEvents(reconnection: reconnection, maximumEventSize: maximum)
         let task = Task {
@@ -35,6 +32,23 @@ extension GetCommand {
         }
         return report(error)
     }
+
+    /// How `--retry N`, `--retry-delay S` and `--retry-max-time T` apply to a stream: at most N
+    /// reconnections since the last connection that stayed up 60 s; the first after S seconds
+    /// (default 1) or the server's `retry:`, each next one twice as long (with jitter), at most
+    /// 30 s; a server's `retry:` shorter than 1 s (or S, when shorter) raised to it; none starting
+    /// later than T seconds after the stream began or last stayed up. `nil` without `--retry`.
+    var eventReconnection: EventStreamReconnection? {
+        guard let retries = options.retries, retries > 0 else { return nil }
+        let delay = options.retryDelay ?? Self.defaultEventRetryDelay
+        return EventStreamReconnection(
+            maximumAttempts: retries, delay: delay, minimumDelay: min(delay, Self.defaultEventRetryDelay),
+            maximumElapsedTime: options.retryMaximumTime)
+    }
+
+    /// The wait before the first reconnection without `--retry-delay`, and the floor under a
+    /// server's `retry:`: 1 s.
+    static let defaultEventRetryDelay: TimeInterval = 1
 
     /// One event as a line of JSON, safe to print on a terminal: the controls and bidirectional
     /// characters JSON leaves as they are (C1, overrides, isolates) are written as `\u` escapes,

@@ -61,7 +61,8 @@ struct GetCommand {
     private func fetch() async -> ExitStatus {
         guard let url = URL(string: options.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            Console.error("potato: bad URL: \"\(TerminalText.safe(options.url))\" is not an http or https URL\n")
+            let shown = TerminalText.safe(Redaction.redactingCredentials(inURL: options.url))
+            Console.error("potato: bad URL: \"\(shown)\" is not an http or https URL\n")
             return .badURL
         }
         let interruption = Interruption()
@@ -124,14 +125,17 @@ struct GetCommand {
 
     /// `--retry` (5 by default with `-o`: a download is worth finishing; none otherwise, as curl),
     /// `--retry-delay` and `--retry-max-time`. Only transient failures are retried (see
-    /// `RetryPolicy`); a download continues from the bytes it has.
+    /// `RetryPolicy`); a download continues from the bytes it has. With `--events`, only the
+    /// first request's transient statuses: a failed or ended connection is the stream's
+    /// reconnection's to open again (see `eventReconnection`), and it never retries a status.
     private var retryPolicy: RetryPolicy {
         let isDownload: Bool
         if case .file = options.output { isDownload = true } else { isDownload = false }
         let retries = options.retries ?? (isDownload ? Self.defaultDownloadRetries : 0)
         return RetryPolicy(
             maximumAttempts: retries + 1, initialDelay: options.retryDelay ?? 1, maximumDelay: 60,
-            maximumElapsedTime: options.retryMaximumTime)
+            maximumElapsedTime: options.retryMaximumTime,
+            retryableErrorCodes: options.output == .events ? [] : RetryPolicy.transientErrorCodes)
     }
 
     /// How many times `-o` retries without `--retry`.

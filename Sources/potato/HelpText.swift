@@ -30,8 +30,10 @@ enum HelpText {
               --string             print the body as text, decoded by its charset
               --events             print a text/event-stream (Server-Sent Events) as it
                                    arrives, one event a line as JSON: {"type":…,"id":…,
-                                   "data":…} (the data as JSON when it is JSON); with
-                                   --retry N, a dropped stream resumes with Last-Event-ID
+                                   "data":…} (the data as JSON when it is JSON); only a 200
+                                   starts it (a 204 prints nothing and exits 0); with
+                                   --retry N, a stream that drops or ends is opened again with
+                                   Last-Event-ID (see Retrying)
 
         Request:
           -X, --request METHOD     the method (default GET; POST with -d, --data-file or -F; PUT
@@ -83,6 +85,22 @@ enum HelpText {
               --retry-max-time SECONDS
                                    start no retry later than SECONDS after the first request
 
+        With --events, the same options reconnect the stream, as a browser's EventSource does:
+              --retry N            open it again, with Last-Event-ID, when a connection fails
+                                   or drops or the server ends the body, at most N times since
+                                   the last connection that stayed up 60 s (events do not
+                                   reset the count); a 204, or an answer other than 200 (or not
+                                   text/event-stream) to a reconnection, ends it for good; the
+                                   first request is retried on 408, 429, 5xx as above
+              --retry-delay SECONDS
+                                   wait SECONDS (default 1), or the server's retry:, before the
+                                   first reconnection, twice as long before each next one
+                                   (less up to half at random), at most 30; a retry: under
+                                   1 s (or under SECONDS, when smaller) is raised to it
+              --retry-max-time SECONDS
+                                   start no reconnection later than SECONDS after the stream
+                                   began, or after the last connection that stayed up 60 s
+
         What is acceptable (anything else fails without touching FILE, and the server's message
         is printed):
               --accept-status LIST statuses and ranges, like 200-299,304 (default 200-299)
@@ -90,7 +108,8 @@ enum HelpText {
                                    (repeatable; default any, JSON types with --json)
               --max-size BYTES     fail when the body is larger: 1048576, 512K, 10M, 2G
                                    (default none with -o or to standard output, 64M for --json
-                                   and --string)
+                                   and --string); with --events, when an event is (its data,
+                                   type, id and the line being read, together; default 16M)
 
         Files:
           -C, --continue           resume an interrupted download of the same URL to FILE: the

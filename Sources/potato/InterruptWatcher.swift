@@ -18,6 +18,9 @@ enum InterruptWatcher {
     static func install(_ onSignal: @escaping @Sendable (Int32) -> Void) {
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else { return }
+        // Close-on-exec, as every descriptor potato opens: a child process must not hold it.
+        // (Glibc's module has no pipe2; this runs once, at start-up, before any other thread.)
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         interruptPipeWriter = descriptors[1]
         let reader = descriptors[0]
         let thread = Thread {

@@ -229,9 +229,9 @@ func runProbeOutput(
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     }
-    let output = Pipe()
+    let output = ChildProcesses.pipe()
     process.standardOutput = output
-    try process.run()
+    try ChildProcesses.run(process)
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let text = String(decoding: data, as: UTF8.self)

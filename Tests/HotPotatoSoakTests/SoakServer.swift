@@ -64,7 +64,7 @@ final class SoakServer: @unchecked Sendable {
         for listener in listeners {
             let thread = Thread { [weak self, listener] in
                 while true {
-                    let connection = accept(listener.descriptor, nil, nil)
+                    let connection = Descriptors.accept(listener.descriptor)
                     guard connection >= 0 else {
                         if errno == EINTR || errno == ECONNABORTED { continue }
                         return

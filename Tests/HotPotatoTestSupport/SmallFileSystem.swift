@@ -41,7 +41,7 @@ struct SmallFileSystem {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
-        try process.run()
+        try ChildProcesses.run(process)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSDebugDescriptionErrorKey: "\(tool) \(arguments) failed"])

@@ -35,7 +35,15 @@ const char *hp_curl_load_error(void);
 /// libcurl's version string, such as "libcurl/7.88.1 OpenSSL/3.0.15 zlib/1.2.13", or NULL.
 const char *hp_curl_version(void);
 
+/// A new easy handle, for curl_multi_add_handle.
 hp_curl *hp_curl_easy_init(void);
+/// A new easy handle for curl_easy_perform: the multi handle libcurl makes for it on its first
+/// perform is made at once, and its wake-up descriptors are marked close-on-exec.
+hp_curl *hp_curl_easy_init_standalone(void);
+/// Makes every socket the handle opens close-on-exec from its creation
+/// (CURLOPT_OPENSOCKETFUNCTION, with CURLOPT_SOCKOPTFUNCTION as a second guard). Set it after
+/// each curl_easy_reset.
+int hp_curl_setopt_close_on_exec(hp_curl *handle);
 void hp_curl_easy_cleanup(hp_curl *handle);
 void hp_curl_easy_reset(hp_curl *handle);
 int hp_curl_easy_perform(hp_curl *handle);
@@ -66,6 +74,19 @@ int hp_curl_easy_pause(hp_curl *handle, int action);
 
 /// Whether every multi function below is available (1) or not (0).
 int hp_curl_multi_available(void);
+// Descriptors opened by code HotPotato cannot reach with an option (libcurl inside
+// FoundationNetworking), made close-on-exec after the fact.
+
+/// Marks close-on-exec every connected TCP socket of the process whose peer port is `port` and
+/// that is not close-on-exec yet. Returns how many were marked.
+int hp_close_on_exec_connections(int port);
+/// The descriptors open now, for hp_descriptors_mark_opened_since (which frees it); NULL when
+/// they cannot be listed.
+void *hp_descriptors_snapshot(void);
+/// Marks close-on-exec the pipes and sockets opened since `snapshot` was taken, and frees it.
+void hp_descriptors_mark_opened_since(void *snapshot);
+
+/// A new multi handle; the wake-up descriptors it opens are marked close-on-exec.
 hp_curlm *hp_curl_multi_init(void);
 int hp_curl_multi_cleanup(hp_curlm *multi);
 int hp_curl_multi_setopt_long(hp_curlm *multi, int option, long value);
@@ -127,6 +148,8 @@ enum {
     HP_CURLOPT_PROXY_CAINFO = 10246,
     HP_CURLOPT_PIPEWAIT = 237,
     HP_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
+    HP_CURLOPT_SOCKOPTFUNCTION = 20148,
+    HP_CURLOPT_OPENSOCKETFUNCTION = 20163,
 };
 
 // Multi options (CURLMoption).

@@ -26,7 +26,7 @@ struct SelectedProxy: Sendable, Equatable {
             func encoded(_ text: String?) -> String { text?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
             userInfo = encoded(user) + (password.map { ":" + encoded($0) } ?? "")
         } else {
-            userInfo = "<redacted>"
+            userInfo = Redaction.placeholder
         }
         return address[..<separator.upperBound] + userInfo + "@" + address[separator.upperBound...]
     }
@@ -51,7 +51,7 @@ extension ProxyConfiguration {
               let host = components.percentEncodedHost, !host.isEmpty else {
             throw HotPotatoError(
                 .invalidRequest,
-                reason: "The proxy \(ProxyCredentials.redacting(proxy.absoluteString)) is not an http:// or https:// URL with a host.")
+                reason: "The proxy \(Redaction.redactingCredentials(inURL: proxy.absoluteString)) is not an http:// or https:// URL with a host.")
         }
         let port = components.port.map { ":\($0)" } ?? ""
         // An IPv6 address keeps (or gets) its brackets, lest its colons read as a port.
@@ -163,17 +163,5 @@ struct IPAddressBytes: Equatable {
             remaining -= 8
         }
         return true
-    }
-}
-
-/// Keeps proxy credentials out of messages.
-enum ProxyCredentials {
-    /// `text` (a proxy URL, perhaps without a scheme) with its user and password, if any,
-    /// written as `<redacted>`.
-    static func redacting(_ text: String) -> String {
-        let start = text.range(of: "://")?.upperBound ?? text.startIndex
-        let authorityEnd = text[start...].firstIndex(where: { "/?#".contains($0) }) ?? text.endIndex
-        guard let at = text[start..<authorityEnd].lastIndex(of: "@") else { return text }
-        return text[..<start] + "<redacted>" + text[at...]
     }
 }

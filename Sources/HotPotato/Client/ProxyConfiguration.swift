@@ -128,7 +128,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
     private mutating func parseProxy(_ value: String, scheme: String, variable: String) -> URL? {
         let text = value.contains("://") ? value : "http://" + value
         guard let url = URL(string: text), url.host?.isEmpty == false else {
-            unusableSettings[scheme] = "\(variable)=\(ProxyCredentials.redacting(value))"
+            unusableSettings[scheme] = "\(variable)=\(Redaction.redactingCredentials(inURL: value))"
             return nil
         }
         return url

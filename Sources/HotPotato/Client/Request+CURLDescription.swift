@@ -13,8 +13,9 @@ extension Request {
     /// // curl -H 'Authorization: <redacted>' -H 'Content-Type: application/json' --data-binary '{"id":1}' -L --max-redirs 10 'https://…'
     /// ```
     ///
-    /// - The values of credential headers (`Authorization`, `Proxy-Authorization`, `Cookie`)
-    ///   read `<redacted>` unless `revealingSecrets` is set: the line is safe to log.
+    /// - The values of credential headers (`Authorization`, `Proxy-Authorization`, `Cookie`) and
+    ///   the URL's user name and password (`https://<redacted>@host/…`) read `<redacted>` unless
+    ///   `revealingSecrets` is set: the line is safe to log (see ``Redaction``).
     /// - A body from a file is `--data-binary @PATH` (curl reads it); a body of bytes that are not
     ///   UTF-8 text, or that contain a NUL, is written as `--data-binary @-` with a note of its
     ///   size, since a shell argument cannot carry it.
@@ -54,8 +55,8 @@ extension Request {
         for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
             // curl's -F sets the multipart type with a boundary of its own.
             if case .multipart = spec.body, name.lowercased() == "content-type" { continue }
-            let secret = RedirectPolicy.credentialHeaders.contains(name.lowercased()) && !revealingSecrets
-            arguments += ["-H", Self.shellQuoted("\(name): \(secret ? "<redacted>" : value)")]
+            let shown = revealingSecrets ? value : Redaction.headerValue(value, named: name)
+            arguments += ["-H", Self.shellQuoted("\(name): \(shown)")]
         }
         var note: String?
         switch spec.body {
@@ -97,7 +98,8 @@ extension Request {
                 return "# \(error.reason)"
             }
         }
-        arguments.append(Self.shellQuoted(request.url?.absoluteString ?? spec.urlText))
+        let url = request.url?.absoluteString ?? spec.urlText
+        arguments.append(Self.shellQuoted(revealingSecrets ? url : Redaction.redactingCredentials(inURL: url)))
         // Last, so that the comment stays a comment.
         if let note { arguments.append(note) }
         return arguments.joined(separator: " ")

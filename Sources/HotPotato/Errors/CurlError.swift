@@ -3,13 +3,14 @@
 public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// libcurl's `CURLcode`, such as 7 (`CURLE_COULDNT_CONNECT`).
     public let code: Int
-    /// libcurl's description of the failure, as specific as it was given.
+    /// libcurl's description of the failure, as specific as it was given, with the credentials
+    /// of any URL in it redacted (see ``Redaction``).
     public let message: String
 
-    /// Creates a curl error.
+    /// Creates a curl error; URL credentials in `message` are redacted.
     public init(code: Int, message: String) {
         self.code = code
-        self.message = message
+        self.message = Redaction.redactingCredentials(in: message)
     }
 
     /// `curl error <code>: <message>`.

@@ -53,8 +53,14 @@ public struct HotPotatoError: Error, Sendable {
     /// ``RequestInterceptor``: the error is the last attempt's (0 when an interceptor failed to
     /// adapt the first attempt, which was not sent). `nil` for a call made once without either.
     public var attempts: Int?
-    /// A human-readable explanation of this particular failure.
-    public var reason: String
+    /// A human-readable explanation of this particular failure. A URL's user name and password in
+    /// it read `<redacted>` (see ``Redaction``), whoever wrote the text: HotPotato, libcurl,
+    /// Foundation.
+    public var reason: String {
+        get { redactedReason }
+        set { redactedReason = Redaction.redactingCredentials(in: newValue) }
+    }
+    private var redactedReason: String
 
     /// Creates an error. Handlers of your own may throw it to keep HotPotato's error model.
     public init(
@@ -64,7 +70,7 @@ public struct HotPotatoError: Error, Sendable {
         underlying: (any Error)? = nil
     ) {
         self.code = code
-        self.reason = reason
+        redactedReason = Redaction.redactingCredentials(in: reason)
         self.head = head
         self.underlying = underlying
     }
@@ -85,8 +91,8 @@ public struct HotPotatoError: Error, Sendable {
 }
 
 extension HotPotatoError: CustomStringConvertible {
-    /// The code, the reason, for a rejection the server's message, and the number of attempts
-    /// when there were more than one.
+    /// The code, the reason, for a rejection the server's message, the number of attempts when
+    /// there were more than one, and the underlying error, with every URL's credentials redacted.
     public var description: String {
         var text = "HotPotatoError.\(code): \(reason)"
         if let message = serverMessage {
@@ -96,7 +102,8 @@ extension HotPotatoError: CustomStringConvertible {
             text += " [after \(attempts) attempts]"
         }
         if let underlying, !(underlying is HotPotatoError) {
-            text += " (\(underlying))"
+            // Foundation's errors print the URL they failed on, credentials and all.
+            text += " (\(Redaction.redactingCredentials(in: String(describing: underlying))))"
         }
         return text
     }

@@ -11,8 +11,11 @@ final class EventStreamElementParser<Element: Sendable>: ElementStreamParsing, @
     private var scanner: ServerSentEventScanner
     private let transform: Transform
     private let endMarker: String?
+    private let now: @Sendable () -> TimeInterval
     /// The response head, once it came.
     private(set) var head: ResponseHead?
+    /// When the head came, by `now`: how long the connection was up is measured from it.
+    private(set) var connectedAt: TimeInterval?
 
     private(set) var isComplete = false
     private(set) var elementsEmitted = 0
@@ -21,10 +24,15 @@ final class EventStreamElementParser<Element: Sendable>: ElementStreamParsing, @
     ///   - maximumEventSize: The largest event accepted, in bytes.
     ///   - lastEventID: The last event ID of the stream this connection continues.
     ///   - endMarker: The data of the event that ends the stream (not delivered), if any.
+    ///   - now: The clock the time of the head is read from.
     ///   - transform: Makes an element of each event.
-    init(maximumEventSize: Int, lastEventID: String, endMarker: String?, transform: @escaping Transform) {
+    init(
+        maximumEventSize: Int, lastEventID: String, endMarker: String?, now: @escaping @Sendable () -> TimeInterval = EventStreamClock.system.now,
+        transform: @escaping Transform
+    ) {
         scanner = ServerSentEventScanner(maximumEventSize: maximumEventSize, lastEventID: lastEventID)
         self.endMarker = endMarker
+        self.now = now
         self.transform = transform
     }
 
@@ -36,6 +44,7 @@ final class EventStreamElementParser<Element: Sendable>: ElementStreamParsing, @
 
     func prepare(for head: ResponseHead) {
         self.head = head
+        connectedAt = now()
     }
 
     func parse(_ bytes: UnsafeRawBufferPointer, emit: (Element) -> Void) throws(HotPotatoError) {

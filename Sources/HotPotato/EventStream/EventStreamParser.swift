@@ -17,15 +17,18 @@ import Foundation
 ///
 /// The events follow the WHATWG HTML standard's event-stream rules whatever the chunking (see
 /// ``ServerSentEvent``); an event still open when the body ends is discarded, as the standard
-/// says. Accepts `2xx` and `text/event-stream` by default (``ResponseGate/eventStream``); a
-/// rejected response keeps its error body as every handler's does. An event larger than
-/// ``maximumEventSize`` fails with ``HotPotatoError/Code/bodyTooLarge`` (with the offset where its
-/// block began); whatever the callback throws fails the response.
+/// says. Accepts `200` with `text/event-stream`, and a `204` as no events, by default
+/// (``ResponseGate/eventStream``: as `EventSource`, a `210` or `299` is rejected); a rejected
+/// response keeps its error body as every handler's does. An event larger than
+/// ``maximumEventSize`` — its data, type, ID and the line being read, together — fails with
+/// ``HotPotatoError/Code/bodyTooLarge`` (with the offset where its block began); whatever the
+/// callback throws fails the response.
 open class EventStreamParser: SelectiveDiscarder<EventStreamSummary> {
     /// Called with each event, in order, on the transfer's thread; unused by a subclass that
     /// overrides ``receive(event:)``.
     public var onEvent: ((ServerSentEvent) throws -> Void)?
-    /// The largest event accepted, in bytes: the line being read and the data gathered so far.
+    /// The most bytes an event may hold while it is read: the line being read, the data gathered
+    /// so far, the event type and the last event ID, together.
     public let maximumEventSize: Int
     /// Events handed over so far.
     public private(set) var eventCount = 0
@@ -34,7 +37,8 @@ open class EventStreamParser: SelectiveDiscarder<EventStreamSummary> {
     /// Creates a parser.
     /// - Parameters:
     ///   - gate: The statuses and content types to accept. Default ``ResponseGate/eventStream``.
-    ///   - maximumEventSize: The largest event accepted, in bytes. Default 16 MiB.
+    ///   - maximumEventSize: The most bytes an event may hold while it is read (see
+    ///     ``maximumEventSize``). Default 16 MiB.
     ///   - lastEventID: The last event ID of a stream this response continues, for the events'
     ///     ``ServerSentEvent/id`` until the body sets one. Default none.
     ///   - onEvent: Called with each event.

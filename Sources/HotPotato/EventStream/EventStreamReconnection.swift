@@ -1,9 +1,10 @@
 import Foundation
 
-/// How a ``ServerSentEventStream`` reconnects when its connection drops, as a browser's
+/// How a ``ServerSentEventStream`` opens its connection again when it ends, as a browser's
 /// `EventSource` does: after the delay the server last asked for with `retry:` (or ``delay``),
 /// with a `Last-Event-ID` header carrying the ID of the last event read to its end, so that the
-/// server can resume where the stream left off.
+/// server can resume where the stream left off — plus a floor, a growing backoff and a budget,
+/// so that a server that drops every connection at once cannot make the client hammer it.
 ///
 /// ```swift
 /// for try await event in session.get(url).streamEvents(reconnection: EventStreamReconnection()) {
@@ -15,57 +16,71 @@ import Foundation
 /// ``HotPotatoError/Code/connectionLost``, ``HotPotatoError/Code/timedOut``,
 /// ``HotPotatoError/Code/connectionRefused``, ``HotPotatoError/Code/hostNotFound``,
 /// ``HotPotatoError/Code/transportFailed`` — and, with ``reconnectsAfterEnd`` (the default, as
-/// `EventSource`), a body that ends normally. **What does not:** a rejected status or content
-/// type (the server said no), a `204 No Content` (the standard's way for a server to say
-/// "stop"), an event over the size limit or one that does not decode, the end marker, and
-/// cancellation. Those end the stream, as without reconnection.
+/// `EventSource`), a body the server ends normally. **What does not:** a rejected status or
+/// content type, on the first connection or a reconnection (only `200` starts a stream: the
+/// server said no), a `204 No Content` (the standard's way for a server to say "stop"), an event
+/// over the size limit or one that does not decode, the end marker (`[DONE]`), and cancellation.
+/// Those end the stream for good. A reconnection is never retried by a ``RetryPolicy``: this
+/// policy alone decides (interceptors still run).
 ///
-/// **How often:** at most ``maximumAttempts`` reconnections in a row that deliver no event; a
-/// connection that delivers one starts the count again, so a long-lived stream that drops now and
-/// then keeps going. When the attempts run out, the stream ends with the last connection's error
-/// (its ``HotPotatoError/attempts`` says how many connections were made), or normally if it ended
-/// normally. Cancelling the iterating task ends the wait at once.
+/// **When:** the *n*-th reconnection since the last connection that stayed up waits
+/// `base × multiplier^(n−1)`, at most ``maximumDelay``, less a random part of up to ``jitter``
+/// of it, and never less than ``minimumDelay`` — where `base` is the server's last `retry:` (or
+/// ``delay``), raised to ``minimumDelay``. With the defaults and no `retry:` from the server:
+/// 1.5–3 s, 3–6 s, 6–12 s, 12–24 s, 15–30 s; after a `retry: 0`: 1 s, 1–2 s, 2–4 s, …
+///
+/// **How often:** at most ``maximumAttempts`` reconnections since the last connection that
+/// stayed up — that was open (its `200` head received) for ``backoffResetInterval`` seconds
+/// (60 by default). Events do not reset the count: a server that sends one event and drops the
+/// connection, again and again, uses up the attempts. A connection that stays up resets the
+/// count, the backoff and the ``maximumElapsedTime`` window, so a long-lived stream that drops
+/// now and then keeps going. When the budget is spent, the stream ends with the last
+/// connection's error (its ``HotPotatoError/attempts`` says how many connections were made), or
+/// normally if it ended normally. Cancelling the iterating task ends the wait at once.
 public struct EventStreamReconnection: Sendable, Hashable {
-    /// The most reconnections in a row without an event in between. Default 5.
+    /// The most reconnections since the last connection that stayed up for
+    /// ``backoffResetInterval`` (or since the stream began). Default 5; 0 never reconnects.
     public var maximumAttempts: Int
-    /// The wait before reconnecting, in seconds, until the server sets another with `retry:`.
-    /// Default 3, as browsers.
+    /// The wait before reconnecting, in seconds, until the server sets another with `retry:`:
+    /// the base of the backoff. Default 3, as browsers.
     public var delay: TimeInterval
-    /// The longest wait accepted from a server's `retry:`, in seconds; longer ones are cut to it.
-    /// Default 60.
+    /// The longest wait, in seconds: the backoff grows to it and no further, and a server's longer
+    /// `retry:` is cut to it. Default 30.
     public var maximumDelay: TimeInterval
-    /// Whether a body that ends normally is reconnected too, as `EventSource` does. Default `true`;
-    /// `false` reconnects only after a failure.
+    /// Whether a body the server ends normally is reconnected too, as `EventSource` does. Default
+    /// `true`; `false` reconnects only after a failure. A `204` or the end marker is never
+    /// reconnected.
     public var reconnectsAfterEnd: Bool
+    /// The shortest wait, in seconds, whatever the server asks: a `retry: 0` cannot make the
+    /// client reconnect in a loop. Default 1. Set 0 only for a server you trust (a test's).
+    public var minimumDelay: TimeInterval
+    /// How much longer each wait is than the one before, until a connection stays up. Default 2.
+    public var multiplier: Double
+    /// The part of each wait, from 0 to 1, that is taken off at random, so that many clients
+    /// dropped together do not come back together. Default 0.5: a wait of 1 to 2 × its half.
+    public var jitter: Double
+    /// How long a connection must stay open, in seconds from its `200` head to its end, to count
+    /// as up: it resets ``maximumAttempts``, the backoff and ``maximumElapsedTime``. Default 60.
+    public var backoffResetInterval: TimeInterval
+    /// No reconnection starts later than this many seconds after the end of the last connection
+    /// that stayed up (or after the stream began, when none has); `nil` (the default) for no
+    /// limit but ``maximumAttempts``.
+    public var maximumElapsedTime: TimeInterval?
 
     /// Creates a reconnection policy; see the properties for the defaults.
-    public init(maximumAttempts: Int = 5, delay: TimeInterval = 3, maximumDelay: TimeInterval = 60, reconnectsAfterEnd: Bool = true) {
+    public init(
+        maximumAttempts: Int = 5, delay: TimeInterval = 3, maximumDelay: TimeInterval = 30, reconnectsAfterEnd: Bool = true,
+        minimumDelay: TimeInterval = 1, multiplier: Double = 2, jitter: Double = 0.5, backoffResetInterval: TimeInterval = 60,
+        maximumElapsedTime: TimeInterval? = nil
+    ) {
         self.maximumAttempts = maximumAttempts
         self.delay = delay
         self.maximumDelay = maximumDelay
         self.reconnectsAfterEnd = reconnectsAfterEnd
-    }
-
-    /// The failures a stream reconnects after.
-    static let reconnectableCodes: Set<HotPotatoError.Code> = [
-        .truncatedBody, .connectionLost, .timedOut, .connectionRefused, .hostNotFound, .transportFailed,
-    ]
-
-    /// Whether a connection that ended with `outcome` (after `head`, if one came) is followed by
-    /// another.
-    func reconnects(after outcome: Result<Void, HotPotatoError>, head: ResponseHead?) -> Bool {
-        switch outcome {
-        case .success:
-            return reconnectsAfterEnd && head?.status != 204
-        case .failure(let error):
-            return Self.reconnectableCodes.contains(error.code)
-        }
-    }
-
-    /// The wait before the next connection: the server's last `retry:` (milliseconds), capped, or
-    /// the default.
-    func wait(serverMilliseconds: Int?) -> TimeInterval {
-        let asked = serverMilliseconds.map { TimeInterval($0) / 1000 } ?? delay
-        return max(0, min(asked, maximumDelay))
+        self.minimumDelay = minimumDelay
+        self.multiplier = multiplier
+        self.jitter = jitter
+        self.backoffResetInterval = backoffResetInterval
+        self.maximumElapsedTime = maximumElapsedTime
     }
 }

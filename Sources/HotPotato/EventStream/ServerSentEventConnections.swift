@@ -6,31 +6,40 @@ import Foundation
 /// `next()` is called by one consumer at a time; ``cancel()`` may come from any thread (the
 /// iterator going away, the consuming task being cancelled).
 final class ServerSentEventConnections<Element: Sendable>: @unchecked Sendable {
-    /// Opens a connection whose stream continues after the given last event ID (empty for none).
-    typealias Connect = @Sendable (_ lastEventID: String) -> ElementStreamState<EventStreamElementParser<Element>>
+    typealias Connection = ElementStreamState<EventStreamElementParser<Element>>
+    /// Opens a connection whose stream continues after the given last event ID (empty for none);
+    /// `isReconnection` is `false` for the first connection only. The parser reads the time of
+    /// the head from `clock`.
+    typealias Connect = @Sendable (_ lastEventID: String, _ isReconnection: Bool, _ clock: EventStreamClock) -> Connection
 
     private let connect: Connect
     private let reconnection: EventStreamReconnection?
+    private let clock: EventStreamClock
     private let lock = NSLock()
     /// Guarded by `lock`.
-    private var current: ElementStreamState<EventStreamElementParser<Element>>?
+    private var current: Connection?
     /// Guarded by `lock`.
     private var isCancelled = false
     // Touched only by the consumer.
     /// No more connections: the current one's answers are the stream's.
     private var isSettled: Bool
     private var connections = 1
-    /// Reconnections in a row that delivered no event.
-    private var fruitlessAttempts = 0
+    /// Reconnections since the last connection that stayed up (or since the stream began).
+    private var attempts = 0
+    /// When the window of ``EventStreamReconnection/maximumElapsedTime`` began: the end of the
+    /// last connection that stayed up, or the stream's start.
+    private var windowStart: TimeInterval
     /// The reconnection time the server asked for last, in milliseconds: it outlives the
     /// connection that set it.
     private var serverRetry: Int?
 
-    init(connect: @escaping Connect, reconnection: EventStreamReconnection?) {
+    init(connect: @escaping Connect, reconnection: EventStreamReconnection?, clock: EventStreamClock = .system) {
         self.connect = connect
         self.reconnection = reconnection
+        self.clock = clock
         isSettled = reconnection == nil
-        current = connect("")
+        windowStart = clock.now()
+        current = connect("", false, clock)
     }
 
     /// The next event, `nil` at the end, or the error that ended the stream (once).
@@ -51,16 +60,14 @@ final class ServerSentEventConnections<Element: Sendable>: @unchecked Sendable {
                 error.attempts = connections
                 return .failure(error)
             }
-            if wait > 0 {
-                do {
-                    try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
-                } catch {
-                    cancel()
-                    return .failure(Self.cancelled)
-                }
+            do {
+                try await clock.sleep(wait)
+            } catch {
+                cancel()
+                return .failure(Self.cancelled)
             }
             let lastEventID = connection.withParser { $0.lastEventID }
-            let next = connect(lastEventID)
+            let next = connect(lastEventID, true, clock)
             connections += 1
             let cancelled = lock.withLock { () -> Bool in
                 if !isCancelled { current = next }
@@ -75,7 +82,7 @@ final class ServerSentEventConnections<Element: Sendable>: @unchecked Sendable {
 
     /// Stops the connection being read and any reconnection.
     func cancel() {
-        let connection = lock.withLock { () -> ElementStreamState<EventStreamElementParser<Element>>? in
+        let connection = lock.withLock { () -> Connection? in
             isCancelled = true
             return current
         }
@@ -83,17 +90,23 @@ final class ServerSentEventConnections<Element: Sendable>: @unchecked Sendable {
     }
 
     /// How long to wait before reconnecting after `connection` ended with `outcome`, or `nil`
-    /// when the stream ends with it.
-    private func reconnectionWait(
-        after outcome: Result<Void, HotPotatoError>, of connection: ElementStreamState<EventStreamElementParser<Element>>
-    ) -> TimeInterval? {
+    /// when the stream ends with it: the end marker, an outcome that is never reconnected, or
+    /// the budget spent.
+    private func reconnectionWait(after outcome: Result<Void, HotPotatoError>, of connection: Connection) -> TimeInterval? {
         guard let reconnection else { return nil }
-        let (delivered, complete, retry, head) = connection.withParser { ($0.elementsEmitted, $0.isComplete, $0.reconnectionTime, $0.head) }
+        let (complete, retry, head, connectedAt) = connection.withParser { ($0.isComplete, $0.reconnectionTime, $0.head, $0.connectedAt) }
         if let retry { serverRetry = retry }
         guard !complete, reconnection.reconnects(after: outcome, head: head) else { return nil }
-        fruitlessAttempts = delivered > 0 ? 0 : fruitlessAttempts + 1
-        guard fruitlessAttempts <= reconnection.maximumAttempts else { return nil }
-        return reconnection.wait(serverMilliseconds: serverRetry)
+        let now = clock.now()
+        if let connectedAt, reconnection.stayedUp(forSeconds: now - connectedAt) {
+            attempts = 0
+            windowStart = now
+        }
+        attempts += 1
+        guard attempts <= reconnection.maximumAttempts else { return nil }
+        let wait = reconnection.wait(forAttempt: attempts, serverMilliseconds: serverRetry, random: clock.random())
+        guard reconnection.isWithinTimeBudget(elapsed: now - windowStart, wait: wait) else { return nil }
+        return wait
     }
 
     static var cancelled: HotPotatoError {

@@ -16,8 +16,10 @@ import Foundation
 ///   fields are ignored.
 /// - An event still open when the body ends is discarded.
 ///
-/// Memory is bounded by `maximumEventSize`: a line plus the data gathered for the event so far
-/// may not exceed it (``HotPotatoError/Code/bodyTooLarge``).
+/// Memory is bounded by `maximumEventSize`: everything the scanner holds for the event being
+/// read — the line being assembled, the data gathered so far, the event type and the last event
+/// ID — may not exceed it together (``HotPotatoError/Code/bodyTooLarge``). Counting the data alone
+/// would let `id:` and `event:` lines each just under the limit hold several times it.
 struct ServerSentEventScanner {
     /// The bytes of the line being read.
     private var line: [UInt8] = []
@@ -43,18 +45,21 @@ struct ServerSentEventScanner {
     private var blockStart: Int64 = 0
     /// The reconnection time the stream asked for last, in milliseconds.
     private(set) var reconnectionTime: Int?
+    /// The bytes held besides the line: the data, the event type and the last event ID buffer.
+    private var heldBytes = 0
 
     let maximumEventSize: Int
 
     /// - Parameters:
-    ///   - maximumEventSize: The most bytes an event (its line being read and its data so far)
-    ///   may hold.
+    ///   - maximumEventSize: The most bytes an event may hold while it is read: its line being
+    ///   read, its data, its type and the last event ID, together.
     ///   - lastEventID: The last event ID of the stream this one continues (a reconnection's).
     init(maximumEventSize: Int = 16 * 1024 * 1024, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
         self.lastEventID = lastEventID
         committedEventID = lastEventID
         line.reserveCapacity(256)
+        recount()
     }
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -84,7 +89,7 @@ struct ServerSentEventScanner {
             default:
                 line.append(byte)
                 if checkingBOM { dropByteOrderMark() }
-                if line.count + data.count > maximumEventSize { throw tooLarge() }
+                if line.count + heldBytes > maximumEventSize { throw tooLarge() }
             }
         }
     }
@@ -100,6 +105,7 @@ struct ServerSentEventScanner {
         data.removeAll()
         eventType = nil
         retry = nil
+        recount()
     }
 
     // MARK: - Private
@@ -118,10 +124,18 @@ struct ServerSentEventScanner {
         }
     }
 
+    /// Counts what is held besides the line (see ``heldBytes``): after every field.
+    private mutating func recount() {
+        heldBytes = data.count + (eventType?.utf8.count ?? 0) + lastEventID.utf8.count
+    }
+
     private mutating func endLine(at offset: Int64, _ dispatch: (ServerSentEvent, Int64) throws -> Void) throws {
         // A line end settles the question of the mark: a line that began like one was not one.
         checkingBOM = false
-        defer { line.removeAll(keepingCapacity: true) }
+        defer {
+            line.removeAll(keepingCapacity: true)
+            recount()
+        }
         if line.isEmpty {
             try dispatchEvent(dispatch)
             blockStart = offset + 1
@@ -174,7 +188,7 @@ struct ServerSentEventScanner {
             .bodyTooLarge,
             reason: "An event of the event stream is larger than the limit of \(maximumEventSize) bytes.")
         error.limit = Int64(maximumEventSize)
-        error.byteCount = Int64(line.count + data.count)
+        error.byteCount = Int64(line.count + heldBytes)
         error.byteOffset = blockStart
         return error
     }

@@ -20,9 +20,14 @@ import Foundation
 /// are not taken, the transfer **waits**, so a slow consumer holds the server back instead of
 /// filling memory (as ``JSONElementStream`` does).
 ///
-/// **Errors** end the sequence after the events that came before: a rejected status or content
-/// type fails the first `next()` with the server's ``HotPotatoError/errorBody`` (a 401 with a JSON
-/// error is an error carrying its message, never an empty stream); an event over the limit is
+/// **Only `200` starts a stream**, with `text/event-stream` (``ResponseGate/eventStream``), as
+/// `EventSource` says; a `204 No Content` ends it at once, without events and for good.
+///
+/// **Errors** end the sequence after the events that came before: a rejected status (any other,
+/// a `210` or `299` included) or content type fails the first `next()` with the server's
+/// ``HotPotatoError/errorBody`` (a 401 with a JSON error is an error carrying its message, never
+/// an empty stream); an event over the limit (all it holds: data, type, ID and the line being
+/// read) is
 /// ``HotPotatoError/Code/bodyTooLarge``; an event whose data does not decode is
 /// ``HotPotatoError/Code/invalidJSON`` or ``HotPotatoError/Code/decodingFailed``, with the data as
 /// ``HotPotatoError/intermediate``; a connection that drops is the transport's error (or, with
@@ -35,15 +40,18 @@ import Foundation
 /// (`break`, or cancelling the task) cancels the transfer. A body that ends with an event still
 /// open (no blank line after it) ends the stream without it, as the standard says.
 public struct ServerSentEventStream<Element: Sendable>: AsyncSequence, Sendable {
+    /// The error a stream ends with: always a ``HotPotatoError``.
     public typealias Failure = HotPotatoError
 
     /// Opens a connection that continues the stream after the given last event ID.
     let connect: ServerSentEventConnections<Element>.Connect
     let reconnection: EventStreamReconnection?
+    /// The time reconnection waits by: a test's own makes no real waits.
+    var clock = EventStreamClock.system
 
     /// Starts the request and returns an iterator over its events.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(connections: ServerSentEventConnections(connect: connect, reconnection: reconnection))
+        AsyncIterator(connections: ServerSentEventConnections(connect: connect, reconnection: reconnection, clock: clock))
     }
 
     /// Iterates over the events; one consumer at a time.

@@ -30,7 +30,7 @@ extension FileWriter: ResumingHandler {
         if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
-        requestURL = request.url?.absoluteString
+        requestURL = request.url.map { Redaction.redactingCredentials(inURL: $0.absoluteString) }
         carried = carry.take()
         guard let carried, let info = carried.info, info.url == requestURL, let validator = info.validator,
               let size = (try? POSIXFile.status(carried.descriptor)).map({ Int64($0.st_size) }), size > 0

@@ -27,7 +27,7 @@ extension FileWriter {
         if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
-        requestURL = request.url?.absoluteString
+        requestURL = request.url.map { Redaction.redactingCredentials(inURL: $0.absoluteString) }
         // A directory still to be created is created at the head; the partial file is taken then.
         guard FileManager.default.fileExists(atPath: destination.deletingLastPathComponent().path) else { return }
         try takePartial()

@@ -129,7 +129,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     var wantsPartial: Bool
     /// The locked partial file, while this download holds it.
     var lease: PartialLease?
-    /// The URL of the request, recorded with the partial file.
+    /// The URL of the request, recorded with the partial file: without its credentials (see
+    /// ``Redaction``), which are no part of what the resource is and never go to disk.
     var requestURL: String?
     /// A `416` answered a resumed request whose partial file already holds the whole body.
     var partialIsComplete = false

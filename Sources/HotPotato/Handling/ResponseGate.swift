@@ -42,9 +42,11 @@ public struct ResponseGate: Sendable, Hashable {
     /// so `application/problem+json` counts): the default of ``JSONParser``.
     public static let json = ResponseGate(contentTypes: [.json, .anyJSON])
 
-    /// A successful status and `text/event-stream`: the default of ``EventStreamParser`` and
-    /// ``ServerSentEventStream``.
-    public static let eventStream = ResponseGate(contentTypes: [.eventStream])
+    /// `200` with `text/event-stream`, or `204 No Content`: the default of ``EventStreamParser``
+    /// and ``ServerSentEventStream``. As `EventSource`, only `200` starts a stream (a `210` or a
+    /// `299` is rejected like a `404`); a `204`, the server's way to say "stop", is accepted with
+    /// no events, and never reconnected.
+    public static let eventStream = ResponseGate(statusCodes: [200, 204], contentTypes: [.eventStream])
 
     /// Every status and every content type.
     public static let any = ResponseGate(statusCodes: [], contentTypes: [])

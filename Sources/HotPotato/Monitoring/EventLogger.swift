@@ -20,7 +20,8 @@ import FoundationNetworking
 /// URLSession engine).
 ///
 /// Credentials are never written: the values of `Authorization`, `Proxy-Authorization`, `Cookie`
-/// and `Set-Cookie` read `<redacted>`, and so does a password in a URL; control characters are
+/// and `Set-Cookie` read `<redacted>`, and so does the user information of a URL (see
+/// ``Redaction``), and an error's reason is never written in full; control characters are
 /// written as escapes (see ``lines(for:)``). With ``includesHeaders``,
 /// each header of a request and a response gets a line of its own under it, as `curl -v` shows
 /// them.
@@ -32,9 +33,6 @@ public struct EventLogger: EventMonitor {
     /// Whether to write progress events (throttled as ``Call/progress`` is).
     public let includesProgress: Bool
     private let write: @Sendable (String) -> Void
-
-    /// The header fields whose values are never written (lowercased).
-    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
     /// Creates a logger.
     /// - Parameters:
@@ -71,7 +69,7 @@ public struct EventLogger: EventMonitor {
         case .created:
             return []
         case .attemptStarted(let request, let attempt):
-            var lines = ["\(prefix) > \(request.httpMethod ?? "GET") \(Self.redacted(request.url)) (attempt \(attempt))"]
+            var lines = ["\(prefix) > \(request.httpMethod ?? "GET") \(Redaction.redacting(request.url)) (attempt \(attempt))"]
             if includesHeaders {
                 for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
                     lines.append("\(prefix) > \(name): \(Self.shown(name, value))")
@@ -79,7 +77,7 @@ public struct EventLogger: EventMonitor {
             }
             return lines
         case .redirected(let head, let next):
-            return ["\(prefix) redirect: \(head.status) to \(next.httpMethod ?? "GET") \(Self.redacted(next.url))"]
+            return ["\(prefix) redirect: \(head.status) to \(next.httpMethod ?? "GET") \(Redaction.redacting(next.url))"]
         case .headReceived(let head):
             var details: [String] = []
             if let type = head.headers["Content-Type"] { details.append(type) }
@@ -118,16 +116,6 @@ public struct EventLogger: EventMonitor {
     }
 
     static func shown(_ name: String, _ value: String) -> String {
-        secretHeaders.contains(name.lowercased()) ? "<redacted>" : value
-    }
-
-    /// The URL with its password, if any, redacted.
-    static func redacted(_ url: URL?) -> String {
-        guard let url else { return "-" }
-        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return url.absoluteString
-        }
-        components.password = "redacted"
-        return components.string ?? url.absoluteString
+        Redaction.headerValue(value, named: name)
     }
 }

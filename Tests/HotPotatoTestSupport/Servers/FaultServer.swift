@@ -216,7 +216,7 @@ final class FaultServer: @unchecked Sendable {
                 LoopbackConnection.drain(connection)
             }
         case "/events":
-            serveEvents(connection, query: query, lastEventID: requestHeaders["last-event-id"])
+            serveEvents(connection, query: query, headers: requestHeaders)
         case "/raw":
             // Exactly the head asked for: `h=Name: value` (repeatable, in order), then `sent`
             // bytes of the pattern starting at offset `from` (or the text `body`), then a close.

@@ -84,7 +84,7 @@ final class ForwardingProxy: @unchecked Sendable {
             listener.close()
         }
         while true {
-            let connection = accept(listener.descriptor, nil, nil)
+            let connection = Descriptors.accept(listener.descriptor)
             guard connection >= 0 else {
                 if errno == EINTR { continue }
                 return
@@ -199,11 +199,7 @@ final class ForwardingProxy: @unchecked Sendable {
 
     /// A connection to 127.0.0.1:`port`, or `nil`.
     private static func connect(port: UInt16) -> Int32? {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = Descriptors.tcpSocket()
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

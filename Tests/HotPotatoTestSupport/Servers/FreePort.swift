@@ -35,11 +35,7 @@ struct LoopbackSocket {
     }
 
     static func listening(port: UInt16, listens: Bool = true) throws -> LoopbackSocket {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = Descriptors.tcpSocket()
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -61,11 +57,7 @@ struct LoopbackSocket {
     }
 
     static func canConnect(port: UInt16) -> Bool {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = Descriptors.tcpSocket()
         guard fd >= 0 else { return false }
         defer { _ = systemClose(fd) }
         var address = loopback(port: port)

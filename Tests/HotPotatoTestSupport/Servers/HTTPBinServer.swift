@@ -13,7 +13,7 @@ final class HTTPBinServer: Sendable {
         check.arguments = ["-c", "import httpbin"]
         check.standardOutput = FileHandle.nullDevice
         check.standardError = FileHandle.nullDevice
-        guard (try? check.run()) != nil else { return false }
+        guard (try? ChildProcesses.run(check)) != nil else { return false }
         check.waitUntilExit()
         return check.terminationStatus == 0
     }

@@ -40,7 +40,7 @@ enum LoopbackConnection {
     static func acceptForever(_ listener: LoopbackSocket, serve: @escaping @Sendable (Int32) -> Void) {
         let thread = Thread {
             while true {
-                let connection = accept(listener.descriptor, nil, nil)
+                let connection = Descriptors.accept(listener.descriptor)
                 guard connection >= 0 else {
                     // Only a listener that is gone stops the server; a passing shortage of
                     // descriptors or an aborted connection must not end it for later tests.

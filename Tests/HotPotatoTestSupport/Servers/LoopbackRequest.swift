@@ -21,6 +21,9 @@ struct LoopbackRequest {
     var chunked = false
     /// Whether the body was read to its end (not cut by a closed connection or a bad framing).
     var complete = false
+    /// For a body left unread: how many of its bytes were read with the head all the same (the
+    /// rest is still in the socket).
+    var bufferedBodyBytes = 0
 
     /// Reads a request from `connection`; `keep` says how many body bytes to keep for a path, and
     /// a negative count leaves the body unread. `nil` when no request head arrives.
@@ -50,7 +53,10 @@ struct LoopbackRequest {
         var request = LoopbackRequest(
             method: String(requestLine[0]), path: components.path, query: query, headers: headers)
         let limit = keep(request.path)
-        if limit < 0 { return request }
+        if limit < 0 {
+            request.bufferedBodyBytes = input.buffer.count
+            return request
+        }
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             request.chunked = true
             while let sizeLine = input.line(), let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) {

@@ -20,7 +20,7 @@ final class ManagedProcess: @unchecked Sendable {
         self.workingDirectory = workingDirectory
         logURL = workingDirectory.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logURL)
+        let log = try ChildProcesses.fileHandle(forWritingTo: logURL)
         // Signals cannot be relied on: the test process spawns children with most signals blocked,
         // and they inherit that mask. So the supervisor polls instead: it stops the server with
         // SIGKILL once the test process is gone or a stop file appears.
@@ -42,7 +42,7 @@ final class ManagedProcess: @unchecked Sendable {
             .merging(["HOTPOTATO_SERVER_DIR": workingDirectory.path]) { _, new in new }
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try ChildProcesses.run(process)
         Self.running.lock()
         Self.all.append(self)
         if !Self.hookInstalled {

@@ -27,6 +27,12 @@ import Darwin
 ///   of the body in its record (a gigabyte upload costs the test process no memory).
 /// - `/redirect/<name>?status=S&location=L` — reads the body, then answers status S (default 307)
 ///   with `Location: L`.
+/// - `/silent/<name>?fail=K` — the first K requests of the name are read whole and answered with
+///   nothing: the connection is closed cleanly without a byte of reply; then `200` with
+///   `{"ok":true,"attempt":n}`.
+/// - `/hangup/<name>?fail=K` — the first K requests are closed as soon as their head is read,
+///   their body unread (a large upload then meets a broken pipe or a reset); then the body is
+///   read and `200` with `{"ok":true,"attempt":n,"length":N}` answers.
 /// - anything else: 404.
 ///
 /// Every request's body is read (a `Content-Length` or chunked) and its first mebibyte kept in its
@@ -82,7 +88,9 @@ final class RetryServer: @unchecked Sendable {
 
     private func serve(_ connection: Int32) {
         defer { _ = systemClose(connection) }
-        guard let request = LoopbackRequest.read(connection, keep: { $0.hasPrefix("/discard/") ? 0 : 1 << 20 }) else { return }
+        guard let request = LoopbackRequest.read(connection, keep: { path in
+            path.hasPrefix("/hangup/") ? -1 : path.hasPrefix("/discard/") ? 0 : 1 << 20
+        }) else { return }
         let count = state.withLock { state -> Int in
             state.records.append(Record(
                 method: request.method, path: request.path, range: request.headers["range"],
@@ -106,6 +114,18 @@ final class RetryServer: @unchecked Sendable {
         case "redirect":
             respond(connection, status: Int(request.query["status"] ?? "") ?? 307, headers: ["Location": request.query["location"] ?? "/"],
                     body: #"{"redirect":true}"#)
+        case "silent":
+            guard count >= Int(request.query["fail"] ?? "") ?? 1 else {
+                shutdown(connection, Int32(SHUT_WR))
+                LoopbackConnection.drain(connection)
+                return
+            }
+            respond(connection, status: 200, body: #"{"ok":true,"attempt":\#(count + 1)}"#)
+        case "hangup":
+            guard count >= Int(request.query["fail"] ?? "") ?? 1 else { return }
+            let declared = Int(request.headers["content-length"] ?? "") ?? 0
+            let length = request.bufferedBodyBytes + Self.discardBody(connection, length: declared - request.bufferedBodyBytes)
+            respond(connection, status: 200, body: #"{"ok":true,"attempt":\#(count + 1),"length":\#(length)}"#)
         case "echo", "discard":
             respond(connection, status: 200, body: #"{"length":\#(request.bodyLength),"chunked":\#(request.chunked),"complete":\#(request.complete)}"#)
         default:
@@ -148,6 +168,18 @@ final class RetryServer: @unchecked Sendable {
             return
         }
         respond(connection, status: 200, body: #"{"ok":true,"attempt":\#(index + 1)}"#)
+    }
+
+    /// Reads and drops `length` body bytes; how many came.
+    private static func discardBody(_ connection: Int32, length: Int) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var received = 0
+        while received < length {
+            let count = recv(connection, &buffer, min(buffer.count, length - received), 0)
+            guard count > 0 else { break }
+            received += count
+        }
+        return received
     }
 
     private func respond(_ connection: Int32, status: Int, headers: [String: String] = [:], body: String) {

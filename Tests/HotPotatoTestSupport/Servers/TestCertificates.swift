@@ -20,7 +20,7 @@ struct TestCertificates {
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ChildProcesses.run(process)
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw ServerError.didNotStart("openssl \(arguments.first ?? "")", "") }
         }

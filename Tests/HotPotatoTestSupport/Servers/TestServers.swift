@@ -17,6 +17,7 @@ enum TestServers {
     private static let faultServer = StartOnce { try FaultServer() }
     private static let retryServer = StartOnce { try RetryServer() }
     private static let reuseServer = StartOnce { try ReuseServer() }
+    private static let http2FaultServer = StartOnce { try HTTP2FaultServer.start() }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
     /// nginx's HTTPS side; the test fails, saying why, where openssl could not make the test CA.
@@ -27,6 +28,7 @@ enum TestServers {
     static func fault() async throws -> FaultServer { try await faultServer.value() }
     static func retry() async throws -> RetryServer { try await retryServer.value() }
     static func reuse() async throws -> ReuseServer { try await reuseServer.value() }
+    static func http2Fault() async throws -> HTTP2FaultServer { try await http2FaultServer.value() }
 }
 
 /// Runs a blocking start-up once, off the cooperative thread pool, and hands the result to every

@@ -10,21 +10,24 @@ import Testing
 @Suite struct EventStreamReconnectionTests {
     typealias Stream = ServerSentEventStreamTests
 
-    /// Reconnections without a wait: the tests are about what is sent, not when.
-    static let promptly = EventStreamReconnection(maximumAttempts: 3, delay: 0)
+    /// Reconnections without a wait (no floor either): the tests are about what is sent, not when.
+    static let promptly = EventStreamReconnection(maximumAttempts: 3, delay: 0, minimumDelay: 0)
 
     @Test(arguments: allEngines, ["length", "chunked"])
     func everyEventOnceAcrossDroppedConnections(engine: Session.Engine, framing: String) async throws {
         let server = try await TestServers.fault()
         // Three events a connection, then half of the next and a drop: the half is discarded, and
-        // each reconnection asks for what follows the last complete event. `retry: 5` (ms) sets the
-        // wait, below the policy's maximum.
+        // each reconnection asks for what follows the last complete event. `retry: 5` (ms) is
+        // raised to the floor; the waits are a virtual clock's.
         let url = server.url("/events?count=20&perConnection=3&retry=5&chunk=11&framing=\(framing)")
+        let clock = VirtualEventStreamClock()
         let stream = testSession(engine: engine).get(url)
-            .streamEvents(decoding: Stream.Tick.self, reconnection: EventStreamReconnection(maximumAttempts: 2))
+            .streamEvents(decoding: Stream.Tick.self, reconnection: EventStreamReconnection(maximumAttempts: 6))
+            .reconnecting(by: clock)
         let (ticks, error) = await Stream.collect(stream)
         #expect(error == nil)
         #expect(ticks == Stream.ticks(1...20))
+        #expect(clock.waits == [1, 2, 4, 8, 16, 30])
     }
 
     @Test(arguments: allEngines) func givesUpAfterItsAttemptsWithTheLastError(engine: Session.Engine) async throws {

@@ -97,6 +97,27 @@ import Testing
         #expect(try Self.parse([many], maximumEventSize: 1000).count == 50)
     }
 
+    @Test(arguments: Chunking.allCases)
+    func everyFieldAnEventHoldsCountsAgainstTheLimit(chunking: Chunking) throws {
+        let field = String(repeating: "f", count: 400)
+        func parse(_ text: String) throws -> [ServerSentEvent] {
+            try Self.parse(chunking.split(Data(text.utf8)), maximumEventSize: 1000)
+        }
+        // Each line and the data alone are under the limit of 1 000; what the event holds is not.
+        for text in ["id: \(field)\nevent: \(field)\ndata: \(field)\n\n", "event: \(field)\ndata: \(field)\ndata: \(field)\n\n",
+                     "id: \(field)\nevent: \(field)\nevent: \(field)\ndata: \(field)\n\n"] {
+            let error = expectFailure { try parse(text) }
+            #expect(error?.code == .bodyTooLarge, "\(text.prefix(12))")
+            #expect((error?.byteCount ?? 0) > 1000)
+        }
+        // A value replaced is no longer held; an event's type is forgotten after it.
+        #expect(try parse("event: \(field)\nevent: \(field)\ndata: x\n\nevent: \(field)\ndata: \(field)\n\n").count == 2)
+        // The last event ID is held until another replaces it: it counts against later events too.
+        let big = String(repeating: "i", count: 700)
+        #expect(expectFailure { try parse("id: \(big)\ndata: a\n\ndata: \(field)\n\n") }?.code == .bodyTooLarge)
+        #expect(try parse("id: \(big)\ndata: a\n\nid: 2\ndata: \(field)\n\n").map(\.id) == [big, "2"])
+    }
+
     @Test func eachEventSaysWhereItsBlockBeganInEveryChunking() throws {
         // "data: a\r\n" is bytes 0-8, the blank "\r\n" 9-10; the next block (a comment, then
         // data) begins at 11; the third after the blank line at 23.

@@ -18,8 +18,8 @@ struct PotatoProcess {
     }
 
     let process = Process()
-    private let output = Pipe()
-    private let errors = Pipe()
+    private let output = ChildProcesses.pipe()
+    private let errors = ChildProcesses.pipe()
     private let collected = CollectedOutput()
 
     /// Starts `potato` with `arguments` in `directory`, with `environment` added to this
@@ -34,7 +34,7 @@ struct PotatoProcess {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ChildProcesses.run(process)
         // Read both pipes as they fill, so a chatty process never blocks on a full pipe.
         let collected = collected
         let outputHandle = output.fileHandleForReading

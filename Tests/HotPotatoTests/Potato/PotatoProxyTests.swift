@@ -176,10 +176,10 @@ import Testing
             .appendingPathComponent("hotpotato-probe")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let output = Pipe()
+        let output = ChildProcesses.pipe()
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ChildProcesses.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

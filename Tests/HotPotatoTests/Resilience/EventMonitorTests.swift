@@ -102,7 +102,7 @@ import Testing
         let text = lines.withLock { $0 }.joined(separator: "\n")
         for secret in ["s3cr3t", "c00k1e", "hunter2"] { #expect(!text.contains(secret), "\(secret) in \(text)") }
         #expect(text.contains("> Authorization: <redacted>"))
-        #expect(text.contains("> GET http://user:redacted@127.0.0.1:\(server.port)/status/\(name)?fail=1 (attempt 1)"))
+        #expect(text.contains("> GET http://<redacted>@127.0.0.1:\(server.port)/status/\(name)?fail=1 (attempt 1)"))
         // The curl engine knows the version of HTTP a response came in; URLSession does not say.
         let version = engine == .curl ? "HTTP/1.1" : "HTTP"
         #expect(text.contains("< \(version) 503 Service Unavailable (application/json"))

@@ -12,9 +12,9 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "PATH=/usr/bin:$PATH " + line + " -s -S"]
-        let output = Pipe()
+        let output = ChildProcesses.pipe()
         process.standardOutput = output
-        try process.run()
+        try ChildProcesses.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(line)")

@@ -10,12 +10,13 @@ import Testing
         return error.code
     }
 
-    /// A reset HTTP/2 stream is, for its request, what a lost connection is for HTTP/1.1: the same
+    /// A reset HTTP/2 stream, and an HTTP/2 session that ended under the request (a GOAWAY that
+    /// did not cover it), are, for the request, what a lost connection is for HTTP/1.1: the same
     /// code, so retries and truncation reports treat them alike.
     @Test func aResetHTTP2StreamIsALostConnection() {
         #expect(code(Int32(HP_CURLE_HTTP2_STREAM)) == .connectionLost)
         #expect(code(Int32(HP_CURLE_RECV_ERROR)) == .connectionLost)
-        #expect(code(Int32(HP_CURLE_HTTP2)) == .transportFailed)
+        #expect(code(Int32(HP_CURLE_HTTP2)) == .connectionLost)
     }
 
     @Test func aShortBodyIsLeftToTheDriver() {

@@ -230,9 +230,9 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", line + " -s -S"]
-            let pipe = Pipe()
+            let pipe = ChildProcesses.pipe()
             process.standardOutput = pipe
-            try process.run()
+            try ChildProcesses.run(process)
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)

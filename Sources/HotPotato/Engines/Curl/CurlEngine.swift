@@ -107,7 +107,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
                 transfer.report(ending)
                 continue
             }
-            guard let handle = reusedHandle ?? hp_curl_easy_init() else {
+            guard let handle = reusedHandle ?? hp_curl_easy_init_standalone() else {
                 transfer.sink.fail(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))
                 finished(transfer, handle: nil)
                 continue

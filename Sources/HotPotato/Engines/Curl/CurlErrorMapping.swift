@@ -34,6 +34,14 @@ enum CurlErrorMapping {
             // The server reset the request's HTTP/2 stream, or its connection ended under it: for
             // that request, what a lost connection is for HTTP/1.1 (and as transient).
             return error(.connectionLost, "The HTTP/2 stream was reset")
+        case Int32(HP_CURLE_HTTP2):
+            // libcurl 7.88's answer to a `GOAWAY` whose last stream ID is below the request's
+            // (nghttp2 closes the stream as refused, and libcurl reports the session's end as a
+            // framing error): the server did not process the request, which RFC 9113 §6.8 lets a
+            // client send again. A server breaking the framing itself ends the same way; a lost
+            // connection is retried only as the retry policy allows (idempotent methods, by
+            // default), so sending such a request again is safe either way.
+            return error(.connectionLost, "The HTTP/2 connection ended under the request")
         case Int32(HP_CURLE_SSL_CONNECT_ERROR), Int32(HP_CURLE_PEER_FAILED_VERIFICATION),
              Int32(HP_CURLE_SSL_CERTPROBLEM), Int32(HP_CURLE_SSL_CIPHER), Int32(HP_CURLE_SSL_CACERT_BADFILE),
              Int32(HP_CURLE_SSL_ISSUER_ERROR), Int32(HP_CURLE_SSL_PINNEDPUBKEYNOTMATCH),

@@ -31,6 +31,9 @@ extension CurlTransfer {
 
         string(Int32(HP_CURLOPT_URL), url)
         long(Int32(HP_CURLOPT_NOSIGNAL), 1)
+        // Every connection's socket is close-on-exec from the start: a process the application
+        // spawns meanwhile must not keep it open (and the server from seeing it close).
+        hp_curl_setopt_close_on_exec(handle)
         hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_ERRORBUFFER), errorBuffer)
         configureHTTPVersion(handle)
         long(Int32(HP_CURLOPT_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))

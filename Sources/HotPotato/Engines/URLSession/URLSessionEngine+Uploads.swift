@@ -37,6 +37,10 @@ extension URLSessionEngine: URLSessionTaskDelegate {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
+        if totalBytesSent == bytesSent {
+            // The first bytes of the body went: the connection exists (see URLSessionDescriptors).
+            URLSessionDescriptors.markConnections(of: task, proxyPort: proxyRule.proxyPort(for: task.currentRequest?.url))
+        }
         transfer(for: task)?.didSendBody(totalBytesSent: totalBytesSent)
     }
 

@@ -39,7 +39,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
     private let additionalHeaders: [(name: String, value: String)]
     /// Whether a request may go the way ``Session/Configuration/proxy`` says (see
     /// ``URLSessionProxyRule``).
-    private let proxyRule: URLSessionProxyRule
+    let proxyRule: URLSessionProxyRule
 
     /// The transfers in flight, by the identifier of their current task, and the session's state.
     private struct Registry {
@@ -100,7 +100,9 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         // registry"). Its cache would also keep a cacheable body in memory as it arrives.
         urlConfiguration.urlCache = nil
         #endif
-        session = URLSession(configuration: urlConfiguration, delegate: self, delegateQueue: delegateQueue)
+        session = URLSessionDescriptors.makeSession {
+            URLSession(configuration: urlConfiguration, delegate: self, delegateQueue: delegateQueue)
+        }
     }
 
     func start(
@@ -303,6 +305,8 @@ extension URLSessionEngine: URLSessionDataDelegate {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        // The connection exists by now: no child process spawned from here on inherits it.
+        URLSessionDescriptors.markConnections(of: dataTask, proxyPort: proxyRule.proxyPort(for: dataTask.currentRequest?.url))
         transfer(for: dataTask)?.didReceive(response)
         // Always allow: on Apple platforms `.cancel` would also cut off the bounded error body that a
         // rejection keeps; the transfer stops the task itself once it has what it needs.

@@ -52,6 +52,13 @@ struct URLSessionProxyRule: Sendable {
         return (try? libcurlConfiguration().selectedProxy(for: url)) != nil
     }
 
+    /// The port of the proxy FoundationNetworking's libcurl connects to for `url` (1080, libcurl's
+    /// default, when the proxy names none), or `nil` when it connects directly.
+    func proxyPort(for url: URL?) -> Int? {
+        guard let url, let proxy = (try? libcurlConfiguration().selectedProxy(for: url)) ?? nil else { return nil }
+        return URLComponents(string: proxy.address)?.port ?? 1080
+    }
+
     /// The environment's proxies as FoundationNetworking's libcurl applies them: its `no_proxy`
     /// knows no `host:port` entries (they never match), and `*` only as the whole list.
     func libcurlConfiguration() -> ProxyConfiguration {
@@ -64,6 +71,9 @@ struct URLSessionProxyRule: Sendable {
     #else
     /// Whether URLSession reports a `CONNECT` answer as a response: not on Apple platforms.
     func tunnels(_ url: URL?) -> Bool { false }
+
+    /// The proxy's port: unknown on Apple platforms, where no descriptor is marked.
+    func proxyPort(for url: URL?) -> Int? { nil }
     #endif
 
     /// Throws ``HotPotatoError/Code/invalidRequest`` when a request to `url` would not go the
@@ -75,7 +85,7 @@ struct URLSessionProxyRule: Sendable {
         guard enforced else { return }
         let actual = try? libcurlConfiguration().selectedProxy(for: url)
         guard wanted != actual else { return }
-        let target = ProxyCredentials.redacting(url.absoluteString)
+        let target = Redaction.redactingCredentials(inURL: url.absoluteString)
         if let wanted {
             let environment = actual.map { "it would use \($0.text(revealingSecrets: false))" } ?? "it names none for this URL"
             throw HotPotatoError(.invalidRequest, reason: """
@@ -115,10 +125,20 @@ struct URLSessionProxyRule: Sendable {
         if wanted == nil, let sessionProxy {
             throw HotPotatoError(.invalidRequest, reason: """
                 The URLSession engine cannot reach \(url.host ?? url.absoluteString) directly (no_proxy) while its \
-                session goes through the proxy \(ProxyCredentials.redacting(sessionProxy.absoluteString)): use \
+                session goes through the proxy \(Redaction.redactingCredentials(inURL: sessionProxy.absoluteString)): use \
                 the curl engine for per-host exemptions.
                 """)
         }
+        #endif
+    }
+
+    /// The proxy settings FoundationNetworking's libcurl may quote in a message, credentials and
+    /// all: the environment's proxy variables.
+    func proxySettings() -> [String] {
+        #if canImport(FoundationNetworking)
+        return environment().filter { !$0.key.lowercased().hasPrefix("no_") }.map(\.value)
+        #else
+        return []
         #endif
     }
 

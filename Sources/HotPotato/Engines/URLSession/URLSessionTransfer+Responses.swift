@@ -9,7 +9,7 @@ extension URLSessionTransfer {
     func ending(for error: any Error) -> Ending {
         // A body that could not be read (or sent again) is why the task failed.
         if let failure = state.withLock({ $0.bodyStream?.failure }) { return .failure(failure) }
-        let mapped = URLErrorMapping.map(error)
+        let mapped = URLErrorMapping.map(error, secrets: proxyRule.proxySettings())
         let hasHead = state.withLock { $0.hasHead }
         // libcurl's "transfer closed with N bytes remaining" (a short Content-Length body) and
         // "transfer closed with outstanding read data remaining" (a chunked body cut before its
