@@ -8,6 +8,9 @@ struct CookieJarState {
     private(set) var buckets: [String: [Cookie]] = [:]
     /// How many cookies there are in all.
     private(set) var count = 0
+    /// How many `Secure` cookies bear each name: a cookie set over `http` looks for one to leave
+    /// alone only when there is one.
+    private var secureNames: [String: Int] = [:]
 
     /// Every cookie that has not expired at `now`.
     func all(at now: Date) -> [Cookie] {
@@ -43,27 +46,33 @@ struct CookieJarState {
     @discardableResult
     mutating func insert(_ cookie: Cookie, secureOrigin: Bool, limits: CookieJar.Limits, at now: Date) -> Bool {
         if !secureOrigin && shadowsSecureCookie(cookie) { return false }
-        var bucket = buckets[cookie.domain] ?? []
+        // Taken out of the dictionary while it changes, so that it is not copied each time.
+        var bucket = buckets.removeValue(forKey: cookie.domain) ?? []
+        defer { buckets[cookie.domain] = bucket.isEmpty ? nil : bucket }
         if let index = bucket.firstIndex(where: { $0.name == cookie.name && $0.path == cookie.path }) {
             var replacement = cookie
             replacement.createdAt = bucket[index].createdAt
+            noteSecure(bucket[index], -1)
+            noteSecure(replacement, 1)
             bucket[index] = replacement
-            buckets[cookie.domain] = bucket
             return true
         }
         bucket.append(cookie)
         count += 1
+        noteSecure(cookie, 1)
+        var kept = true
         if bucket.count > limits.maximumCookiesPerDomain {
-            let before = bucket.count
-            bucket.removeAll { $0.isExpired(at: now) }
+            remove(from: &bucket) { $0.isExpired(at: now) }
             if bucket.count > limits.maximumCookiesPerDomain, let oldest = Self.oldestIndex(in: bucket) {
-                bucket.remove(at: oldest)
+                kept = oldest != bucket.count - 1
+                remove(at: oldest, from: &bucket)
             }
-            count -= before - bucket.count
         }
+        guard count > limits.maximumCookies else { return kept }
         buckets[cookie.domain] = bucket
-        if count > limits.maximumCookies { evictOldest(limit: limits.maximumCookies, at: now) }
-        return buckets[cookie.domain]?.contains { $0.name == cookie.name && $0.path == cookie.path } ?? false
+        evictOldest(limit: limits.maximumCookies, at: now)
+        bucket = buckets.removeValue(forKey: cookie.domain) ?? []
+        return bucket.contains { $0.name == cookie.name && $0.path == cookie.path }
     }
 
     /// Removes the cookie of `key` and returns it; from an insecure origin, never a `Secure` one.
@@ -73,9 +82,8 @@ struct CookieJarState {
               let index = bucket.firstIndex(where: { $0.name == key.name && $0.path == key.path }),
               secureOrigin || !bucket[index].isSecure
         else { return nil }
-        let removed = bucket.remove(at: index)
+        let removed = remove(at: index, from: &bucket)
         buckets[key.domain] = bucket.isEmpty ? nil : bucket
-        count -= 1
         return removed
     }
 
@@ -85,16 +93,41 @@ struct CookieJarState {
     }
 
     private mutating func removeAll(in domain: String, where shouldRemove: (Cookie) -> Bool) {
-        guard var bucket = buckets[domain] else { return }
-        let before = bucket.count
-        bucket.removeAll(where: shouldRemove)
-        count -= before - bucket.count
+        guard var bucket = buckets.removeValue(forKey: domain) else { return }
+        remove(from: &bucket, where: shouldRemove)
         buckets[domain] = bucket.isEmpty ? nil : bucket
+    }
+
+    /// Removes the cookies of `bucket` that `shouldRemove` picks, keeping the counts.
+    private mutating func remove(from bucket: inout [Cookie], where shouldRemove: (Cookie) -> Bool) {
+        let before = bucket.count
+        bucket.removeAll { cookie in
+            guard shouldRemove(cookie) else { return false }
+            noteSecure(cookie, -1)
+            return true
+        }
+        count -= before - bucket.count
+    }
+
+    /// Removes the cookie at `index` of `bucket`, keeping the counts.
+    @discardableResult
+    private mutating func remove(at index: Int, from bucket: inout [Cookie]) -> Cookie {
+        let removed = bucket.remove(at: index)
+        count -= 1
+        noteSecure(removed, -1)
+        return removed
+    }
+
+    private mutating func noteSecure(_ cookie: Cookie, _ change: Int) {
+        guard cookie.isSecure else { return }
+        let total = secureNames[cookie.name, default: 0] + change
+        secureNames[cookie.name] = total > 0 ? total : nil
     }
 
     /// Whether a `Secure` cookie named as `cookie` lives in `cookie`'s domain or a parent of it,
     /// on a path `cookie`'s path is under.
     private func shadowsSecureCookie(_ cookie: Cookie) -> Bool {
+        guard secureNames[cookie.name] != nil else { return false }
         var domain = Substring(cookie.domain)
         while true {
             if let bucket = buckets[String(domain)], bucket.contains(where: {
@@ -114,10 +147,9 @@ struct CookieJarState {
                 guard let index = Self.oldestIndex(in: bucket) else { continue }
                 if oldest == nil || bucket[index].createdAt < oldest!.date { oldest = (domain, index, bucket[index].createdAt) }
             }
-            guard let oldest, var bucket = buckets[oldest.domain] else { return }
-            bucket.remove(at: oldest.index)
+            guard let oldest, var bucket = buckets.removeValue(forKey: oldest.domain) else { return }
+            remove(at: oldest.index, from: &bucket)
             buckets[oldest.domain] = bucket.isEmpty ? nil : bucket
-            count -= 1
         }
     }
 

@@ -119,6 +119,10 @@ import Testing
         #expect(jar.cookies.filter { $0.name == "s" }.map(\.value) == ["1"])
         set(jar, "https://example.com/", "s=2; Secure")
         #expect(jar.cookies.filter { $0.name == "s" }.map(\.value) == ["2"])
+        // Once the Secure one is gone, the name is free again.
+        set(jar, "https://example.com/", "s=gone; Secure; Max-Age=0")
+        set(jar, "http://example.com/", "s=plain")
+        #expect(jar.cookies.filter { $0.name == "s" }.map(\.value) == ["plain"])
     }
 
     @Test func cookiePrefixes() {
