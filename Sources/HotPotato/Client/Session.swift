@@ -31,7 +31,8 @@ public final class Session: Sendable {
     /// The jar the session keeps its cookies in: a new one for ``CookieStore/inMemory`` (the
     /// default), the configuration's for ``CookieStore/jar(_:)``, and `nil` for
     /// ``CookieStore/none`` and ``CookieStore/httpCookieStorage(_:limits:)``. Read it to see what
-    /// servers set; change it to change what the session's next requests send.
+    /// servers set; change it to change what the session's next requests send. ``shared`` has one
+    /// too, which every user of ``shared`` shares (as `URLSession.shared` shares its storage).
     public let cookieJar: CookieJar?
     let transport: any TransportEngine
     /// What the session's requests store cookies in and send them from, if anything.
