@@ -74,8 +74,33 @@ enum CommandLineParser {
                 }
             case "--string": wantsString = true
             case "--events": wantsEvents = true
-            case "-H", "--header": options.headers.append(try header(try value(name, inline), option: name))
+            case "-H", "--header":
+                let field = try header(try value(name, inline), option: name)
+                if field.name.lowercased() == "cookie" {
+                    options.addCookieHeader(field.value)
+                } else {
+                    options.headers.append(field)
+                }
             case "--proxy-header": options.proxyHeaders.append(try header(try value(name, inline), option: name))
+            case "-b", "--cookie":
+                let text = try value(name, inline)
+                if text.contains("=") {
+                    options.addCookieHeader(text)
+                } else {
+                    guard !text.isEmpty, text != "-" else { throw UsageError("\(name) needs a file name or name=value") }
+                    options.cookieFiles.append(text)
+                }
+            case "-c", "--cookie-jar":
+                // A bare -c once meant --continue: followed by nothing, another option or a URL, it still does.
+                if name == "-c", inline == nil, index + 1 >= arguments.count || arguments[index + 1].hasPrefix("-")
+                    && arguments[index + 1] != "-" || arguments[index + 1].contains("://") {
+                    options.resume = true
+                    options.warnings.append("-c without a file name is deprecated as --continue: use -C (or --continue)")
+                } else {
+                    let file = try value(name, inline)
+                    guard !file.isEmpty else { throw UsageError("\(name) needs a file name (or - for standard output)") }
+                    options.cookieJar = file
+                }
             case "-u", "--user":
                 let text = try value(name, inline)
                 guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
@@ -103,7 +128,15 @@ enum CommandLineParser {
                 guard let type = MediaType(parsing: text) else { throw UsageError("\"\(text)\" is not a media type") }
                 options.acceptedTypes.append(type)
             case "--max-size": options.maximumSize = try size(try value(name, inline))
-            case "-c", "--continue": options.resume = true
+            case "-C", "--continue":
+                options.resume = true
+                // curl's `-C -` ("find out where to continue"): what potato always does.
+                if name == "-C", index + 1 < arguments.count, arguments[index + 1] == "-" { index += 1 }
+            case "--continue-at":
+                guard try value(name, inline) == "-" else {
+                    throw UsageError("--continue-at takes only \"-\": potato continues from the bytes it has kept")
+                }
+                options.resume = true
             case "--overwrite": options.overwrite = true
             case "-v", "--verbose": options.verbose = true
             case "-q", "--quiet": options.quiet = true

@@ -10,6 +10,8 @@ import Darwin
 /// outcome, and says why a failure happened with a distinct exit status.
 struct GetCommand {
     let options: GetOptions
+    /// The session's cookies: read from `-b FILE`, written to `-c FILE` at the end.
+    let cookies = CookieJar()
 
     /// The signal that interrupted the download, if any (set from the watcher's thread).
     final class Interruption: @unchecked Sendable {
@@ -46,9 +48,14 @@ struct GetCommand {
     private let verboseQueue = DispatchQueue(label: "potato.verbose")
 
     func run() async -> ExitStatus {
+        if !options.quiet {
+            for warning in options.warnings { Console.error("potato: warning: \(warning)\n") }
+        }
+        loadCookies(into: cookies)
         let status = await fetch()
         verboseQueue.sync {}
-        return status
+        // Even after a failure, as curl: the cookies a login set before failing are kept.
+        return saveCookies(cookies, after: status)
     }
 
     private func fetch() async -> ExitStatus {
@@ -68,6 +75,7 @@ struct GetCommand {
             configuration.certificateAuthorities = URL(fileURLWithPath: authorities)
         }
         configuration.retryPolicy = retryPolicy
+        configuration.cookieStore = .jar(cookies)
         if options.verbose {
             // Every attempt, header, redirect and retry, with credentials masked and server text
             // made safe for the terminal by the logger itself.

@@ -39,6 +39,12 @@ struct GetOptions {
     var acceptedTypes: [MediaType] = []
     var maximumSize: Int64?
     var resume = false
+    /// `-b FILE`: Netscape cookie files to read the cookies to send from (a missing one is skipped).
+    var cookieFiles: [String] = []
+    /// `-c FILE`: where to write the cookie jar at the end (`-` for standard output).
+    var cookieJar: String?
+    /// Warnings about the options (a deprecated spelling), printed before the request.
+    var warnings: [String] = []
     var overwrite = false
     var verbose = false
     var quiet = false
@@ -68,5 +74,15 @@ struct GetOptions {
         if let method { return method }
         if uploadFile != nil { return "PUT" }
         return !data.isEmpty || dataFile != nil || !form.isEmpty ? "POST" : "GET"
+    }
+
+    /// Adds `value` to the `Cookie` header (`-b name=value`, `-H 'Cookie: …'`): one header, its
+    /// parts joined with `"; "`, as a Cookie header must be.
+    mutating func addCookieHeader(_ value: String) {
+        if let index = headers.firstIndex(where: { $0.name.lowercased() == "cookie" }) {
+            headers[index].value += "; " + value
+        } else {
+            headers.append(("Cookie", value))
+        }
     }
 }

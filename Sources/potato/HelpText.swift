@@ -11,6 +11,8 @@ enum HelpText {
         Example:
           potato get https://example.com/big.iso -o big.iso
           potato get https://example.com/big.iso -o big.iso --continue   # after an interruption
+          potato get https://example.com/login -d 'user=me&password=…' -c jar.txt
+          potato get https://example.com/me --json -b jar.txt            # with the login's cookies
 
         """ + exitStatuses
 
@@ -61,6 +63,13 @@ enum HelpText {
                                    had when the request went out: one that shrinks meanwhile
                                    fails (exit 21); a FIFO is sent as it is written, and one
                                    that sends nothing for --timeout times out (exit 6)
+          -b, --cookie NAME=VALUE  send this cookie (an argument with =; NAME=VALUE; NAME2=VALUE2
+                                   for several; repeatable), on redirects to the same origin only
+          -b, --cookie FILE        send the cookies of FILE, a Netscape cookie file (as curl's -c
+                                   writes it) that is read, not written; a missing FILE is skipped.
+                                   Cookies the server sets are kept for redirects and retries
+          -c, --cookie-jar FILE    write every cookie to FILE at the end, even when the call
+                                   fails (atomically, mode 0600; - for standard output)
               --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
               --engine ENGINE      auto (default), curl or urlsession
           -x, --proxy URL          send requests through the proxy URL
@@ -115,11 +124,13 @@ enum HelpText {
                                    type, id and the line being read, together; default 16M)
 
         Files:
-          -c, --continue           resume an interrupted download of the same URL to FILE: the
+          -C, --continue           resume an interrupted download of the same URL to FILE: the
                                    partial file (.FILE.hotpotato-partial beside FILE) is kept when
                                    the download fails or is interrupted, and continued with Range
                                    and If-Range when the server allows; if the file changed on
-                                   the server, the download starts over
+                                   the server, the download starts over. curl's -C - and
+                                   --continue-at - mean the same. (Deprecated: -c followed by
+                                   nothing, an option or a URL still means --continue)
               --overwrite          replace FILE if it exists (default: refuse, exit 16)
 
         Output:

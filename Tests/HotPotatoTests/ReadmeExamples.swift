@@ -187,3 +187,18 @@ private func readmeEvents(session: Session, url: URL, prompt: Prompt) async thro
     for try await event in stream { print(event.data) }
     print(summary.eventCount, summary.lastEventID)
 }
+
+/// README, "Cookies", and Cookies.md.
+private func readmeCookies(loginURL: URL, meURL: URL, pw: String) async throws {
+    var configuration = Session.Configuration()
+    let session = Session()
+    _ = try await session.post(loginURL).body(form: ["user": "me", "password": pw]).asData().content
+    let me = try await session.get(meURL).asJSON().content
+    print(me, session.cookieJar?.cookies.map(\.name) ?? [])
+    let jar = CookieJar()
+    configuration.cookieStore = .jar(jar)
+    configuration.cookieStore = .inMemory
+    configuration.cookieStore = .none
+    configuration.cookieStore = .httpCookieStorage(.shared)
+    print(jar.cookies(for: meURL), jar.cookieHeader(for: meURL) ?? "")
+}

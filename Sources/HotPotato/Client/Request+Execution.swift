@@ -84,13 +84,15 @@ extension Request {
         prepare?(handler)
         return Transfer(
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? session.configuration.errorBodyLimit,
-            progress: progress, onHead: onHead, finishesProgress: finishesProgress)
+            progress: progress, onHead: onHead, finishesProgress: finishesProgress,
+            cookies: session.cookieBackend.map { CookieExchange(store: $0) })
     }
 
     /// Lets the handler adapt `urlRequest`, then sends it through the session's engine (or
     /// answers a `data:` URL) with `transfer` as the sink. `call` is what the attempt belongs to
     /// (the transfer itself for a call of one attempt): its attempts may claim a one-shot body in
-    /// turn.
+    /// turn. The engine adds the session's cookies (``RedirectPolicy/firstRequest(_:)``), with the
+    /// transfer's ``CookieExchange``.
     func send(
         _ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy, call: AnyObject? = nil
     ) throws(HotPotatoError) {
@@ -103,6 +105,8 @@ extension Request {
         }
         let body = try spec.makeRequestBody(owner: call ?? transfer)
         if session.transport.deliveriesMayBlock { transfer.allowBlockingDeliveries() }
+        var redirects = redirects
+        redirects.cookies = transfer.cookies
         let stop = session.transport.start(urlRequest, body: body, redirects: redirects, sink: transfer)
         transfer.setStopEngine(stop)
     }

@@ -98,14 +98,27 @@ extension Session {
         }
         /// ``proxy`` as set, or `nil` while it was never set.
         var proxyStorage: ProxyConfiguration?
+        /// Where the session keeps the cookies servers set, and sends them from:
+        /// ``CookieStore/inMemory`` by default (a new ``CookieJar`` per session, see
+        /// ``Session/cookieJar``), ``CookieStore/none``, a ``CookieStore/jar(_:)`` shared between
+        /// sessions, or a Foundation ``CookieStore/httpCookieStorage(_:limits:)``.
+        ///
+        /// Both engines handle cookies alike, in HotPotato's own code (URLSession's cookie handling
+        /// is switched off, whatever ``urlSessionConfiguration`` says): every response's
+        /// `Set-Cookie` — each redirect's too — is stored by RFC 6265's rules, and every request
+        /// HotPotato sends — each redirect and each retry — carries the store's cookies for its
+        /// URL. A `Cookie` header you set is sent first, and keeps the redirect rule of
+        /// ``maximumRedirects``; a store cookie of the same name as one of yours is left out.
+        /// See <doc:Cookies>.
+        public var cookieStore: CookieStore = .inMemory
         /// The most transfers the curl engine runs at once, each on a thread of its own (which
         /// delivers to the handler; for requests multiplexed over HTTP/2, the I/O is the engine's
         /// multi thread's), so also the most HTTP/2 streams in flight; more wait in line.
         /// Default 32.
         public var maximumConcurrentTransfers = 32
-        /// The `URLSessionConfiguration` the session's `URLSession` is made from (cookies, TLS
-        /// settings; proxies are ``proxy``'s). It is copied; HotPotato sets the timeouts above on
-        /// the copy, and moves its `httpAdditionalHeaders` onto each request (a request's own
+        /// The `URLSessionConfiguration` the session's `URLSession` is made from (TLS settings;
+        /// proxies are ``proxy``'s, cookies ``cookieStore``'s: its cookie settings are switched
+        /// off). It is copied; HotPotato sets the timeouts above on the copy, and moves its `httpAdditionalHeaders` onto each request (a request's own
         /// header of the same name wins), so that the redirect rule of ``maximumRedirects``
         /// applies to them.
         /// On Linux the copy has no `urlCache`: FoundationNetworking's cache lookup races with

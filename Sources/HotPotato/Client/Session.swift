@@ -28,7 +28,15 @@ public final class Session: Sendable {
     public let configuration: Configuration
     /// The engine the session's requests go through.
     public let engine: Engine
+    /// The jar the session keeps its cookies in: a new one for ``CookieStore/inMemory`` (the
+    /// default), the configuration's for ``CookieStore/jar(_:)``, and `nil` for
+    /// ``CookieStore/none`` and ``CookieStore/httpCookieStorage(_:limits:)``. Read it to see what
+    /// servers set; change it to change what the session's next requests send. ``shared`` has one
+    /// too, which every user of ``shared`` shares (as `URLSession.shared` shares its storage).
+    public let cookieJar: CookieJar?
     let transport: any TransportEngine
+    /// What the session's requests store cookies in and send them from, if anything.
+    let cookieBackend: (any CookieStoring)?
 
     /// Creates a session.
     /// - Parameters:
@@ -39,6 +47,8 @@ public final class Session: Sendable {
     public init(configuration: Configuration = Configuration(), engine: Engine = .automatic) {
         self.configuration = configuration
         self.engine = engine
+        cookieJar = configuration.cookieStore.makeJar()
+        cookieBackend = configuration.cookieStore.backend(jar: cookieJar)
         switch engine {
         case .urlSession:
             transport = URLSessionEngine(configuration: configuration)

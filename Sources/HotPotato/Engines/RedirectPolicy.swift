@@ -36,6 +36,11 @@ import FoundationNetworking
 ///   `Proxy-Authorization` and `Cookie` request headers are removed, whatever their case, as curl
 ///   and browsers do. Same-origin redirects keep them. Once removed they stay removed for the rest
 ///   of the chain, even if a later redirect leads back to the first origin.
+/// - **Cookies:** with a cookie store (``cookies``), each redirect's `Set-Cookie` is stored before
+///   the next request is made, and every request — the first (``firstRequest(_:)``) and each
+///   redirect's — carries the store's cookies for its own URL, after the caller's `Cookie` header.
+///   The rule above judges the caller's header alone: the store's cookies follow their own
+///   domain rules, so a cookie for host B goes to B when a redirect leads there.
 struct RedirectPolicy: Sendable {
     /// The statuses that are followed (with a `Location`).
     static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -53,6 +58,9 @@ struct RedirectPolicy: Sendable {
     private let decide: (@Sendable (RedirectHop) -> RedirectHop.Decision)?
     /// Told of each redirect that is followed (an event monitor's view).
     private let observe: (@Sendable (ResponseHead, URLRequest) -> Void)?
+    /// The transfer's cookies, when the session keeps any: set per transfer (see
+    /// ``Request/send(_:through:redirects:call:)``).
+    var cookies: CookieExchange?
 
     init(
         _ behavior: RedirectBehavior, observe: (@Sendable (ResponseHead, URLRequest) -> Void)? = nil
@@ -60,6 +68,15 @@ struct RedirectPolicy: Sendable {
         maximumRedirects = behavior.maximumRedirects
         decide = behavior.decide
         self.observe = observe
+    }
+
+    /// The request to send first, in place of `request`: with the store's cookies for its URL.
+    /// Each engine calls it once, as it starts a transfer.
+    func firstRequest(_ request: URLRequest) -> URLRequest {
+        guard let cookies else { return request }
+        var request = request
+        cookies.attach(to: &request)
+        return request
     }
 
     /// The request to send next after `response`, or `nil` when `response` is the final one and
@@ -80,13 +97,25 @@ struct RedirectPolicy: Sendable {
     func nextRequest(
         after request: URLRequest, response: ResponseHead, redirectsFollowed: Int, replayableBody: Bool = true
     ) throws(HotPotatoError) -> (request: URLRequest, keepsBody: Bool)? {
-        let next = try followed(after: request, response: response, redirectsFollowed: redirectsFollowed)
-        if let next, next.keepsBody, !replayableBody {
+        // The rule judges the caller's own headers: the store's cookies are the store's affair.
+        let sent = cookies?.callerRequest(request) ?? request
+        let next: (request: URLRequest, keepsBody: Bool)?
+        do throws(HotPotatoError) {
+            next = try followed(after: sent, response: response, redirectsFollowed: redirectsFollowed)
+        } catch {
+            cookies?.receive(response, fallbackURL: request.url)
+            throw error
+        }
+        // A final response's cookies are stored by the transfer that receives its head.
+        guard var next else { return nil }
+        cookies?.receive(response, fallbackURL: request.url)
+        if next.keepsBody, !replayableBody {
             throw .bodyNotReplayable(
                 "The server redirected (\(response.status)) to \(next.request.url?.absoluteString ?? "another URL") and asks for "
                     + "the request body again, but it is a one-shot stream that was already sent; the redirect was not followed.",
                 head: response)
         }
+        cookies?.attach(to: &next.request)
         return next
     }
 

@@ -42,6 +42,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private let resuming: (any ResumingHandler)?
     /// ``Request/onHead(queue:_:)``'s callback.
     private let onHead: (@Sendable (ResponseHead) -> Void)?
+    /// The cookies of this transfer, when the session keeps any: the final head's are stored as it
+    /// arrives (a redirect's are, by ``RedirectPolicy``).
+    let cookies: CookieExchange?
     /// Whether settling the outcome ends the progress updates: not for one attempt of several,
     /// which share them.
     private let finishesProgress: Bool
@@ -64,11 +67,12 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     init(
         handler: Handler, errorBodyLimit: Int, progress: ProgressReporter,
-        onHead: (@Sendable (ResponseHead) -> Void)? = nil, finishesProgress: Bool = true
+        onHead: (@Sendable (ResponseHead) -> Void)? = nil, finishesProgress: Bool = true, cookies: CookieExchange? = nil
     ) {
         driver = ResponseDriver(handler: handler, errorBodyLimit: errorBodyLimit)
         self.progress = progress
         self.onHead = onHead
+        self.cookies = cookies
         self.finishesProgress = finishesProgress
         borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
         resuming = handler as? any ResumingHandler
@@ -114,6 +118,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     }
 
     func receive(head: ResponseHead) -> Bool {
+        // Before anyone sees the response: a chained call that follows finds its cookies.
+        cookies?.receive(head)
         // Outside the handler lock: it is the caller's code.
         if let onHead, !isFinished { onHead(head) }
         let more = withHandler { driver, aftermath in

@@ -9,6 +9,11 @@ protocol TransportEngine: Sendable {
     /// stops the transfer; it must return promptly and may be called from any thread, more than
     /// once.
     ///
+    /// What goes out first is ``RedirectPolicy/firstRequest(_:)`` of `request` (with the
+    /// session's cookies), once any header the engine adds of its own is on it; every later
+    /// request is one ``RedirectPolicy/nextRequest(after:response:redirectsFollowed:replayableBody:)``
+    /// returns.
+    ///
     /// `body` is the body to stream, when it is not the request's `httpBody`: the engine reads it
     /// through a ``BodyReader`` per request it sends, reports its progress to
     /// ``TransferSink/sent(_:isComplete:)``, sends it again on a redirect that keeps it only when it

@@ -18,7 +18,7 @@ import Glibc
         let get = try await PotatoProcess.run(["get", "--help"])
         #expect(get.status == 0)
         for option in ["-o, --output", "--json [KEYPATH]", "--string", "-H, --header", "-u, --user", "-X, --request", "-d, --data",
-                       "--data-file", "--accept-status", "--accept-type", "--max-size", "-c, --continue", "-v, --verbose",
+                       "--data-file", "--accept-status", "--accept-type", "--max-size", "-C, --continue", "-b, --cookie", "-c, --cookie-jar", "-v, --verbose",
                        "-q, --quiet", "--progress", "--timeout", "--overwrite"] {
             #expect(get.text.contains(option), "get --help lists \(option)")
         }

@@ -49,6 +49,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     func start(
         _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
+        let request = redirects.firstRequest(request)
         let multiplexed = CurlMultiplexer.multiplexes(request, body: body, configuration: configuration)
         let transfer = CurlTransfer(
             request: request, body: body, sink: sink, configuration: configuration, redirects: redirects,

@@ -85,6 +85,11 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         #endif
         super.init()
         urlConfiguration.httpAdditionalHeaders = nil
+        // Cookies are HotPotato's (Session.Configuration.cookieStore), the same on both engines:
+        // URLSession neither stores nor sends any.
+        urlConfiguration.httpShouldSetCookies = false
+        urlConfiguration.httpCookieAcceptPolicy = .never
+        urlConfiguration.httpCookieStorage = nil
         urlConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         urlConfiguration.timeoutIntervalForResource = configuration.resourceTimeout
         #if canImport(FoundationNetworking)
@@ -108,6 +113,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
             request.setValue(value, forHTTPHeaderField: name)
         }
+        request = redirects.firstRequest(request)
         do throws(HotPotatoError) {
             try proxyRule.check(request.url)
             _ = try proxyRule.routingProxyHeaders(request)
