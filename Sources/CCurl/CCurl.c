@@ -4,10 +4,9 @@
 #define _GNU_SOURCE // RTLD_DEFAULT
 #endif
 
-#include "CCurl.h"
+#include "CCurlInternal.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,76 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// The libcurl functions HotPotato uses, with their C signatures (curl_off_t is int64_t).
-typedef int (*global_init_fn)(long flags);
-typedef void *(*easy_init_fn)(void);
-typedef void (*easy_cleanup_fn)(void *);
-typedef void (*easy_reset_fn)(void *);
-typedef int (*easy_perform_fn)(void *);
-typedef const char *(*easy_strerror_fn)(int);
-typedef int (*easy_setopt_fn)(void *, int, ...);
-typedef int (*easy_getinfo_fn)(void *, int, ...);
-typedef void *(*slist_append_fn)(void *, const char *);
-typedef void (*slist_free_all_fn)(void *);
-typedef char *(*version_fn)(void);
-typedef void *(*version_info_fn)(int);
-typedef int (*easy_pause_fn)(void *, int);
-typedef void *(*multi_init_fn)(void);
-typedef int (*multi_cleanup_fn)(void *);
-typedef int (*multi_setopt_fn)(void *, int, ...);
-typedef int (*multi_handle_fn)(void *, void *);
-typedef int (*multi_perform_fn)(void *, int *);
-typedef int (*multi_poll_fn)(void *, void *, unsigned int, int, int *);
-typedef int (*multi_wakeup_fn)(void *);
-typedef void *(*multi_info_read_fn)(void *, int *);
-
-// The first members of curl_version_info_data, which every version has (age CURLVERSION_FIRST).
-struct version_info_prefix {
-    int age;
-    const char *version;
-    unsigned int version_num;
-    const char *host;
-    int features;
-};
-
-// struct CURLMsg: what curl_multi_info_read returns.
-struct multi_message {
-    int msg;
-    void *easy_handle;
-    union {
-        void *whatever;
-        int result;
-    } data;
-};
-
-#define CURLMSG_DONE 1
-#define CURLVERSION_FIRST 0
-
-static struct {
-    global_init_fn global_init;
-    easy_init_fn easy_init;
-    easy_cleanup_fn easy_cleanup;
-    easy_reset_fn easy_reset;
-    easy_perform_fn easy_perform;
-    easy_strerror_fn easy_strerror;
-    easy_setopt_fn easy_setopt;
-    easy_getinfo_fn easy_getinfo;
-    slist_append_fn slist_append;
-    slist_free_all_fn slist_free_all;
-    version_fn version;
-    version_info_fn version_info;
-    easy_pause_fn easy_pause;
-    multi_init_fn multi_init;
-    multi_cleanup_fn multi_cleanup;
-    multi_setopt_fn multi_setopt;
-    multi_handle_fn multi_add_handle;
-    multi_handle_fn multi_remove_handle;
-    multi_perform_fn multi_perform;
-    multi_poll_fn multi_poll;
-    multi_wakeup_fn multi_wakeup;
-    multi_info_read_fn multi_info_read;
-    int multi_available;
-} curl;
+struct hp_curl_functions curl;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
@@ -162,9 +92,14 @@ static void load(void) {
     curl.multi_poll = (multi_poll_fn)dlsym(library, "curl_multi_poll");
     curl.multi_wakeup = (multi_wakeup_fn)dlsym(library, "curl_multi_wakeup");
     curl.multi_info_read = (multi_info_read_fn)dlsym(library, "curl_multi_info_read");
+    curl.multi_socket_action = (multi_socket_action_fn)dlsym(library, "curl_multi_socket_action");
     curl.multi_available = curl.multi_init && curl.multi_cleanup && curl.multi_setopt && curl.multi_add_handle
-        && curl.multi_remove_handle && curl.multi_perform && curl.multi_poll && curl.multi_wakeup
-        && curl.multi_info_read;
+        && curl.multi_remove_handle && curl.multi_info_read
+#if defined(__linux__)
+        && curl.multi_socket_action;
+#else
+        && curl.multi_perform && curl.multi_poll && curl.multi_wakeup;
+#endif
     // curl_global_init is not thread-safe; pthread_once makes this the only call.
     int code = curl.global_init(CURL_GLOBAL_ALL);
     if (code != 0) {
@@ -190,185 +125,6 @@ const char *hp_curl_version(void) {
 
 hp_curl *hp_curl_easy_init(void) { return hp_curl_load() == 0 ? curl.easy_init() : NULL; }
 
-// MARK: - Close-on-exec
-
-// The descriptors open in this process, as a sorted array of `*count` numbers (free it), or NULL
-// when they cannot be listed. Linux lists /proc/self/fd; elsewhere every number below the table
-// size (at most 65 536) is tried with fcntl.
-static int *open_descriptors(size_t *count) {
-    size_t capacity = 64, used = 0;
-    int *list = malloc(capacity * sizeof *list);
-    if (list == NULL) return NULL;
-#if defined(__linux__)
-    DIR *directory = opendir("/proc/self/fd"); // glibc opens it close-on-exec
-    if (directory != NULL) {
-        int own = dirfd(directory);
-        struct dirent *entry;
-        while ((entry = readdir(directory)) != NULL) {
-            if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-            int fd = atoi(entry->d_name);
-            if (fd == own) continue;
-            if (used == capacity) {
-                int *grown = realloc(list, (capacity *= 2) * sizeof *list);
-                if (grown == NULL) { closedir(directory); free(list); return NULL; }
-                list = grown;
-            }
-            list[used++] = fd;
-        }
-        closedir(directory);
-        // readdir lists them in order of number on procfs, but sort anyway: lookups bisect.
-        for (size_t i = 1; i < used; i++) {
-            int value = list[i];
-            size_t j = i;
-            while (j > 0 && list[j - 1] > value) { list[j] = list[j - 1]; j--; }
-            list[j] = value;
-        }
-        *count = used;
-        return list;
-    }
-#endif
-    long limit = sysconf(_SC_OPEN_MAX);
-    if (limit <= 0 || limit > 65536) limit = 65536;
-    for (int fd = 0; fd < limit; fd++) {
-        if (fcntl(fd, F_GETFD) == -1) continue;
-        if (used == capacity) {
-            int *grown = realloc(list, (capacity *= 2) * sizeof *list);
-            if (grown == NULL) { free(list); return NULL; }
-            list = grown;
-        }
-        list[used++] = fd;
-    }
-    *count = used;
-    return list;
-}
-
-static int contains(const int *list, size_t count, int fd) {
-    size_t low = 0, high = count;
-    while (low < high) {
-        size_t middle = (low + high) / 2;
-        if (list[middle] == fd) return 1;
-        if (list[middle] < fd) low = middle + 1; else high = middle;
-    }
-    return 0;
-}
-
-// Marks close-on-exec the pipes and sockets opened since `before` was listed that are not yet:
-// what libcurl opened for itself in between (a multi handle's wake-up pair), which no option
-// reaches. Another thread's descriptor opened meanwhile may be marked too; only pipes and
-// sockets are, and a descriptor meant for a child is made inheritable by dup2 onto 0–2 anyway.
-static void mark_opened_since(const int *before, size_t before_count) {
-    size_t count = 0;
-    int *after = open_descriptors(&count);
-    if (after == NULL) return;
-    for (size_t i = 0; i < count; i++) {
-        int fd = after[i];
-        if (contains(before, before_count, fd)) continue;
-        int flags = fcntl(fd, F_GETFD);
-        if (flags == -1 || (flags & FD_CLOEXEC)) continue;
-        struct stat status;
-        if (fstat(fd, &status) != 0 || !(S_ISSOCK(status.st_mode) || S_ISFIFO(status.st_mode))) continue;
-        fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-    }
-    free(after);
-}
-
-int hp_close_on_exec_connections(int port) {
-    size_t count = 0;
-    int *descriptors = open_descriptors(&count);
-    if (descriptors == NULL) return 0;
-    int marked = 0;
-    for (size_t i = 0; i < count; i++) {
-        int fd = descriptors[i];
-        int flags = fcntl(fd, F_GETFD);
-        if (flags == -1 || (flags & FD_CLOEXEC)) continue;
-        struct stat status;
-        if (fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) continue;
-        struct sockaddr_storage peer;
-        socklen_t length = sizeof peer;
-        if (getpeername(fd, (struct sockaddr *)&peer, &length) != 0) continue;
-        int peer_port = -1;
-        if (peer.ss_family == AF_INET) peer_port = ntohs(((struct sockaddr_in *)&peer)->sin_port);
-        if (peer.ss_family == AF_INET6) peer_port = ntohs(((struct sockaddr_in6 *)&peer)->sin6_port);
-        if (peer_port != port) continue;
-        if (fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0) marked++;
-    }
-    free(descriptors);
-    return marked;
-}
-
-void *hp_descriptors_snapshot(void) {
-    size_t count = 0;
-    int *list = open_descriptors(&count);
-    if (list == NULL) return NULL;
-    // The count goes first, so one pointer carries both.
-    int *snapshot = malloc((count + 1) * sizeof *snapshot);
-    if (snapshot != NULL) {
-        snapshot[0] = (int)count;
-        memcpy(snapshot + 1, list, count * sizeof *list);
-    }
-    free(list);
-    return snapshot;
-}
-
-void hp_descriptors_mark_opened_since(void *snapshot) {
-    if (snapshot == NULL) return;
-    int *list = snapshot;
-    mark_opened_since(list + 1, (size_t)list[0]);
-    free(snapshot);
-}
-
-hp_curl *hp_curl_easy_init_standalone(void) {
-    if (hp_curl_load() != 0) return NULL;
-    size_t count = 0;
-    int *before = open_descriptors(&count);
-    hp_curl *handle = curl.easy_init();
-    if (handle != NULL) {
-        // curl_easy_perform makes a multi handle of the easy handle's own on its first call, with
-        // a wake-up socket pair that is not close-on-exec and that it keeps until the handle is
-        // cleaned up (a reset keeps it). A perform without a URL makes it and fails at once
-        // (CURLE_URL_MALFORMAT), sending nothing; its pair is then marked.
-        curl.easy_perform(handle);
-        curl.easy_reset(handle);
-        if (before != NULL) mark_opened_since(before, count);
-    }
-    free(before);
-    return handle;
-}
-
-// CURLOPT_OPENSOCKETFUNCTION: every socket libcurl connects with is made close-on-exec when it is
-// made (SOCK_CLOEXEC), so no child process spawned meanwhile inherits a connection.
-struct curl_sockaddr_prefix {
-    int family;
-    int socktype;
-    int protocol;
-};
-
-static int open_socket(void *clientp, int purpose, struct curl_sockaddr_prefix *address) {
-    (void)clientp;
-    (void)purpose;
-#if defined(SOCK_CLOEXEC)
-    int fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-#else
-    int fd = socket(address->family, address->socktype, address->protocol);
-    if (fd != -1) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
-#endif
-    return fd; // -1 is CURL_SOCKET_BAD
-}
-
-// CURLOPT_SOCKOPTFUNCTION: a second guard, for a socket libcurl made some other way.
-static int socket_options(void *clientp, int fd, int purpose) {
-    (void)clientp;
-    (void)purpose;
-    int flags = fcntl(fd, F_GETFD);
-    if (flags != -1 && !(flags & FD_CLOEXEC)) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-    return 0; // CURL_SOCKOPT_OK
-}
-
-int hp_curl_setopt_close_on_exec(hp_curl *handle) {
-    int code = curl.easy_setopt(handle, HP_CURLOPT_OPENSOCKETFUNCTION, open_socket);
-    if (code == 0) code = curl.easy_setopt(handle, HP_CURLOPT_SOCKOPTFUNCTION, socket_options);
-    return code;
-}
 void hp_curl_easy_cleanup(hp_curl *handle) { curl.easy_cleanup(handle); }
 void hp_curl_easy_reset(hp_curl *handle) { curl.easy_reset(handle); }
 int hp_curl_easy_perform(hp_curl *handle) { return curl.easy_perform(handle); }
@@ -409,11 +165,9 @@ int hp_curl_multi_available(void) { return hp_curl_load() == 0 && curl.multi_ava
 hp_curlm *hp_curl_multi_init(void) {
     if (!hp_curl_multi_available()) return NULL;
     // A multi handle opens a wake-up socket pair (curl_multi_wakeup's), not close-on-exec.
-    size_t count = 0;
-    int *before = open_descriptors(&count);
+    void *snapshot = hp_descriptors_snapshot();
     hp_curlm *multi = curl.multi_init();
-    if (multi != NULL && before != NULL) mark_opened_since(before, count);
-    free(before);
+    hp_descriptors_mark_opened_since(snapshot);
     return multi;
 }
 int hp_curl_multi_cleanup(hp_curlm *multi) { return curl.multi_cleanup(multi); }

@@ -72,7 +72,8 @@ int hp_curl_easy_pause(hp_curl *handle, int action);
 // The multi interface. Loaded apart from the rest: a libcurl without curl_multi_poll (7.66) and
 // curl_multi_wakeup (7.68) still loads, and hp_curl_multi_available() then returns 0.
 
-/// Whether every multi function below is available (1) or not (0).
+/// Whether every multi function the engine needs is available (1) or not (0): on Linux the
+/// socket interface (curl_multi_socket_action), elsewhere curl_multi_poll and curl_multi_wakeup.
 int hp_curl_multi_available(void);
 // Descriptors opened by code HotPotato cannot reach with an option (libcurl inside
 // FoundationNetworking), made close-on-exec after the fact.
@@ -101,6 +102,25 @@ int hp_curl_multi_wakeup(hp_curlm *multi);
 /// Reads the next message of a finished transfer (curl_multi_info_read, CURLMSG_DONE only):
 /// returns 1 and sets `handle` and `result`, or returns 0 when there is none.
 int hp_curl_multi_next_done(hp_curlm *multi, hp_curl **handle, int *result);
+
+// The engine's event loop (CCurlLoop.c): a multi handle whose transfers' sockets are all waited
+// on at once — on Linux with epoll through libcurl's socket interface, elsewhere with
+// curl_multi_poll. Every function but hp_loop_wake is called on the loop's own thread.
+
+/// An event loop around one multi handle.
+typedef struct hp_loop hp_loop;
+/// A new loop and its multi handle (its descriptors close-on-exec), or NULL.
+hp_loop *hp_loop_create(void);
+/// The loop's multi handle, for adding, removing and reading transfers.
+hp_curlm *hp_loop_multi(hp_loop *loop);
+/// Makes a hp_loop_run_once in progress (or the next) return at once; callable from any thread.
+void hp_loop_wake(hp_loop *loop);
+/// Waits for socket activity, libcurl's next timeout, a wake-up, or `timeout_ms` (-1: no limit of
+/// the caller's), whichever comes first, and lets libcurl act on it. Returns 1 when woken, 0
+/// otherwise, -1 when the wait itself failed.
+int hp_loop_run_once(hp_loop *loop, int timeout_ms);
+/// Cleans up the multi handle (remove every easy handle first) and the loop.
+void hp_loop_destroy(hp_loop *loop);
 
 // Options (CURLoption).
 enum {
@@ -162,6 +182,10 @@ enum {
 // Multi options (CURLMoption).
 enum {
     HP_CURLMOPT_PIPELINING = 3,
+    HP_CURLMOPT_MAXCONNECTS = 6,
+    HP_CURLMOPT_MAX_HOST_CONNECTIONS = 7,
+    HP_CURLMOPT_MAX_TOTAL_CONNECTIONS = 13,
+    HP_CURLMOPT_MAX_CONCURRENT_STREAMS = 16,
 };
 
 // Information (CURLINFO).
@@ -222,6 +246,8 @@ enum {
     HP_CURL_VERSION_HTTP2 = 1 << 16,
     HP_CURLPIPE_MULTIPLEX = 2,
     HP_CURLPAUSE_CONT = 0,
+    HP_CURLPAUSE_RECV = 1,
+    HP_CURLPAUSE_SEND = 4,
     HP_CURLM_OK = 0,
     HP_CURL_SEEKFUNC_OK = 0,
     HP_CURL_SEEKFUNC_CANTSEEK = 2,
@@ -229,6 +255,8 @@ enum {
 
 /// Returned by a read callback to abort the transfer.
 #define HP_CURL_READFUNC_ABORT ((size_t)0x10000000)
+/// Returned by a read callback to pause sending until curl_easy_pause resumes it.
+#define HP_CURL_READFUNC_PAUSE ((size_t)0x10000001)
 /// Returned by a write callback to pause the transfer; libcurl keeps the bytes it offered and
 /// offers them again once the transfer is resumed (curl_easy_pause with CURLPAUSE_CONT).
 #define HP_CURL_WRITEFUNC_PAUSE ((size_t)0x10000001)

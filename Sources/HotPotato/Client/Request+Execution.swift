@@ -104,7 +104,6 @@ extension Request {
             return
         }
         let body = try spec.makeRequestBody(owner: call ?? transfer)
-        if session.transport.deliveriesMayBlock { transfer.allowBlockingDeliveries() }
         var redirects = redirects
         redirects.cookies = transfer.cookies
         let stop = session.transport.start(urlRequest, body: body, redirects: redirects, sink: transfer)

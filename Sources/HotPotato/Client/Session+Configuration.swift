@@ -111,11 +111,31 @@ extension Session {
         /// ``maximumRedirects``; a store cookie of the same name as one of yours is left out.
         /// See <doc:Cookies>.
         public var cookieStore: CookieStore = .inMemory
-        /// The most transfers the curl engine runs at once, each on a thread of its own (which
-        /// delivers to the handler; for requests multiplexed over HTTP/2, the I/O is the engine's
-        /// multi thread's), so also the most HTTP/2 streams in flight; more wait in line.
-        /// Default 32.
-        public var maximumConcurrentTransfers = 32
+        /// The most connections the session opens to one host (its name and port), on both
+        /// engines. Default 8, as AsyncHTTPClient (browsers keep 6; curl has no limit).
+        ///
+        /// - HTTP/1.1 carries one request at a time per connection: past this many requests in
+        ///   flight to one host, the next ones **wait for a connection of that host only** —
+        ///   requests to other hosts never wait behind them. Long transfers (event streams, large
+        ///   downloads, long polls) hold their connection while they last, so raise the limit
+        ///   when a session keeps more of them open to one host.
+        /// - HTTP/2 (libcurl engine, over TLS) carries many requests on one connection, up to the
+        ///   server's `MAX_CONCURRENT_STREAMS` (and at most 1 000); beyond it the engine opens
+        ///   another connection, within this limit, rather than make requests wait.
+        /// - 0 or less: no limit.
+        ///
+        /// The URLSession engine hands it to URLSession (`httpMaximumConnectionsPerHost`).
+        public var maximumConnectionsPerHost = 8
+        /// No longer limits anything: the libcurl engine runs every transfer on one I/O thread
+        /// and holds a thread for a transfer only while its handler runs, so there is no global
+        /// cap for one host's long transfers to fill. Limit connections per host with
+        /// ``maximumConnectionsPerHost``.
+        @available(*, deprecated, message: "Transfers no longer hold threads; use maximumConnectionsPerHost")
+        public var maximumConcurrentTransfers: Int {
+            get { legacyMaximumConcurrentTransfers }
+            set { legacyMaximumConcurrentTransfers = newValue }
+        }
+        private var legacyMaximumConcurrentTransfers = 32
         /// The `URLSessionConfiguration` the session's `URLSession` is made from (TLS settings;
         /// proxies are ``proxy``'s, cookies ``cookieStore``'s: its cookie settings are switched
         /// off). It is copied; HotPotato sets the timeouts above on the copy, and moves its `httpAdditionalHeaders` onto each request (a request's own

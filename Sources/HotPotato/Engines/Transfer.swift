@@ -37,6 +37,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// keep them.
     private var chunkBuffer = Data()
     private let borrowsChunks: Bool
+    /// Whether the handler takes the body in bulk (see ``prefersLargeChunks``).
+    private let prefersLargeReads: Bool
     /// The handler as a ``ResumingHandler``, if it is one: asked at each head where its response
     /// continues the body.
     private let resuming: (any ResumingHandler)?
@@ -75,6 +77,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         self.cookies = cookies
         self.finishesProgress = finishesProgress
         borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
+        prefersLargeReads = handler is FileWriter || handler is StreamWriter || (handler is SelectiveDiscarder<Void> && !(handler is any HoldableDeliveries))
         resuming = handler as? any ResumingHandler
     }
 
@@ -86,12 +89,16 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         try driver.adapt(&request)
     }
 
-    /// Tells the handler, if it asks (``BlockingDeliveries``), that the engine delivers on a
-    /// thread it may block to hold the transfer back (see
-    /// ``TransportEngine/deliveriesMayBlock``). Called once, before the engine starts.
-    func allowBlockingDeliveries() {
+    /// Whether the handler takes the body in bulk: a file, a stream, or nowhere.
+    var prefersLargeChunks: Bool {
+        prefersLargeReads
+    }
+
+    /// Hands the handler, if it asks (``HoldableDeliveries``), the engine's way to hold this
+    /// transfer's deliveries. Called by the engine before the first event.
+    func allowHoldingDeliveries(_ hold: any DeliveryHold) {
         handlerLock.lock()
-        (driver.handler as? any BlockingDeliveries)?.allowBlockingDeliveries()
+        (driver.handler as? any HoldableDeliveries)?.allowHoldingDeliveries(hold)
         handlerLock.unlock()
     }
 

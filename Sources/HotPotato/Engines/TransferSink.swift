@@ -27,9 +27,21 @@ protocol TransferSink: AnyObject, Sendable {
     func cancel()
     /// Whether the outcome is settled (cancelled, failed, or done); cheap to call per chunk.
     var isFinished: Bool { get }
+    /// The engine lets the handler hold its deliveries with `hold` (see ``DeliveryHold``). Called
+    /// by engines that can pause a transfer, before its first event.
+    func allowHoldingDeliveries(_ hold: any DeliveryHold)
+    /// Whether the handler takes the body in bulk (a file, a stream, discarded), so that large
+    /// reads are worth their buffer.
+    var prefersLargeChunks: Bool { get }
 }
 
 extension TransferSink {
     /// Ignores the request body's progress: for sinks that do not report it.
     func sent(_ progress: UploadProgress, isComplete: Bool) {}
+
+    /// Ignores the hold: for sinks whose handlers never hold.
+    func allowHoldingDeliveries(_ hold: any DeliveryHold) {}
+
+    /// Small reads, unless the sink says otherwise.
+    var prefersLargeChunks: Bool { false }
 }

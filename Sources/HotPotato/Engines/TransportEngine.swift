@@ -26,10 +26,4 @@ protocol TransportEngine: Sendable {
     /// requests in flight are cancelled; otherwise they run to completion first.
     func invalidate(cancellingTransfers: Bool)
 
-    /// Whether the engine delivers a transfer's events on a thread of its own, which a handler
-    /// may block to hold the transfer back. libcurl's workers are such threads: blocking one
-    /// stops its transfer from reading, and TCP does the rest. URLSession's delegate queue is
-    /// not: it runs on libdispatch's shared pool — on Linux the same pool Swift concurrency's
-    /// tasks run on — so blocking it until a task consumes would starve that task.
-    var deliveriesMayBlock: Bool { get }
 }

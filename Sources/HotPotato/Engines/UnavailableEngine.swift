@@ -16,5 +16,4 @@ struct UnavailableEngine: TransportEngine {
 
     func invalidate(cancellingTransfers: Bool) {}
 
-    var deliveriesMayBlock: Bool { false }
 }

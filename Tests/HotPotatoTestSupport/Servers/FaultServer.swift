@@ -42,9 +42,12 @@ final class FaultServer: @unchecked Sendable {
     let port: UInt16
     private let listener: LoopbackSocket
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// The loopback address it listens on: 127.0.0.1, or another standing for another host.
+    let host: String
 
-    func url(_ pathAndQuery: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")! }
+    var baseURL: URL { URL(string: "http://\(host):\(port)")! }
+
+    func url(_ pathAndQuery: String) -> URL { URL(string: "http://\(host):\(port)\(pathAndQuery)")! }
 
     static func byte(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset % 251) }
 
@@ -135,8 +138,9 @@ final class FaultServer: @unchecked Sendable {
         json ? Data((0..<count).map(jsonByte(at:))) : body(count: count)
     }
 
-    init() throws {
-        listener = try LoopbackSocket.listening(port: 0)
+    init(host: String = "127.0.0.1") throws {
+        self.host = host
+        listener = try LoopbackSocket.listening(port: 0, host: host)
         port = listener.port
         LoopbackConnection.acceptForever(listener) { FaultServer.serve($0) }
     }

@@ -34,12 +34,14 @@ struct LoopbackSocket {
         try listening(port: 0, listens: false)
     }
 
-    static func listening(port: UInt16, listens: Bool = true) throws -> LoopbackSocket {
+    /// A socket bound to `port` (0: any free one) of `host`, a loopback address (127.0.0.2 and
+    /// the like stand for other hosts), listening unless `listens` is `false`.
+    static func listening(port: UInt16, host: String = "127.0.0.1", listens: Bool = true) throws -> LoopbackSocket {
         let fd = Descriptors.tcpSocket()
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = loopback(port: port)
+        var address = loopback(port: port, host: host)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -70,11 +72,13 @@ struct LoopbackSocket {
         _ = systemClose(descriptor)
     }
 
-    private static func loopback(port: UInt16) -> sockaddr_in {
+    private static func loopback(port: UInt16, host: String = "127.0.0.1") -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        if inet_pton(AF_INET, host, &address.sin_addr) != 1 {
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        }
         return address
     }
 }

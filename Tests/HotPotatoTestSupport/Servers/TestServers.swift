@@ -15,6 +15,7 @@ enum TestServers {
     private static let nginxServer = StartOnce { try NginxServer.start() }
     private static let httpbinServer = StartOnce { try HTTPBinServer.start() }
     private static let faultServer = StartOnce { try FaultServer() }
+    private static let otherHostFaultServer = StartOnce { try FaultServer(host: "127.0.0.2") }
     private static let retryServer = StartOnce { try RetryServer() }
     private static let reuseServer = StartOnce { try ReuseServer() }
     private static let http2FaultServer = StartOnce { try HTTP2FaultServer.start() }
@@ -27,6 +28,8 @@ enum TestServers {
     }
     static func httpbin() async throws -> HTTPBinServer { try await httpbinServer.value() }
     static func fault() async throws -> FaultServer { try await faultServer.value() }
+    /// The same fault server on 127.0.0.2: another host.
+    static func faultOnAnotherHost() async throws -> FaultServer { try await otherHostFaultServer.value() }
     static func retry() async throws -> RetryServer { try await retryServer.value() }
     static func reuse() async throws -> ReuseServer { try await reuseServer.value() }
     static func http2Fault() async throws -> HTTP2FaultServer { try await http2FaultServer.value() }

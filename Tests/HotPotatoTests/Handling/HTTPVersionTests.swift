@@ -45,28 +45,4 @@ import Testing
         #expect(!HTTPVersionPolicy.http1_1Only.allowsHTTP2)
         #expect("\(HTTPVersionPolicy.http1_1Only)" == "http1_1Only")
     }
-
-    /// The one rule for which curl transfers are multiplexed: `https`, HTTP/2 allowed and
-    /// available, no proxy, and no body that could make the multi thread wait.
-    @Test func onlyHTTPSWithoutAProxyIsMultiplexed() throws {
-        func multiplexes(
-            _ url: String, body: RequestBody? = nil, _ configure: (inout Session.Configuration) -> Void = { _ in }
-        ) -> Bool {
-            var configuration = Session.Configuration()
-            configure(&configuration)
-            return CurlMultiplexer.multiplexes(URLRequest(url: URL(string: url)!), body: body, configuration: configuration)
-        }
-        let available = CurlLibrary.supportsHTTP2 && CurlLibrary.supportsMultiplexing
-        #expect(multiplexes("https://example.com/") == available)
-        #expect(multiplexes("HTTPS://example.com/") == available)
-        #expect(!multiplexes("http://example.com/"))
-        #expect(!multiplexes("https://example.com/") { $0.httpVersionPolicy = .http1_1Only })
-        #expect(!multiplexes("https://example.com/") { $0.proxy = ProxyConfiguration(httpsProxy: URL(string: "http://proxy.example:3128")) })
-        // A form read from disk never waits; a one-shot stream waits for its producer.
-        var form = MultipartFormData()
-        form.append("spud", name: "name")
-        #expect(multiplexes("https://example.com/", body: RequestBody(segments: try form.segments())) == available)
-        let stream = OneShotBody(kind: "test stream", length: nil) { _ in }
-        #expect(!multiplexes("https://example.com/", body: try RequestBody(claiming: stream, by: NSObject())))
-    }
 }

@@ -14,9 +14,9 @@ import Testing
 
     static let content = patternedData(count: 20_000)
 
-    /// One transfer at a time, so that the second request reuses the first one's connection.
+    /// One connection per host, so that the second request reuses the first one's connection.
     static func session(_ engine: Session.Engine) -> Session {
-        testSession(engine: engine) { $0.maximumConcurrentTransfers = 1 }
+        testSession(engine: engine) { $0.maximumConnectionsPerHost = 1 }
     }
 
     /// A session with a kept-alive connection to the reuse server (its `/first/<name>` answered),

@@ -1,16 +1,17 @@
 import Foundation
 
-/// A request body as libcurl reads it through its read and seek callbacks: a ``BodyReader`` read
-/// on the transfer's worker thread, which may block (see ``BlockingBodyRead``) while a one-shot
-/// stream's producer makes the next element. A redirect that sends the body again makes a new
-/// one, which starts from the first byte; letting go of it closes its reader.
+/// A request body as libcurl reads it through its read and seek callbacks, on the engine's I/O
+/// thread: a ``BodyReader`` read without ever waiting — a one-shot stream whose producer has
+/// nothing yet answers ``BodyReadResult/wouldBlock`` and wakes the loop later. A redirect that
+/// sends the body again makes a new one, which starts from the first byte; letting go of it closes
+/// its reader.
 final class CurlRequestBody {
-    private let reading: BlockingBodyRead
+    private let reader: any BodyReader
     /// Whether the reader has reached the body's end.
     private(set) var isAtEnd = false
 
     init(_ reader: any BodyReader) {
-        reading = BlockingBodyRead(reader)
+        self.reader = reader
     }
 
     /// A body of the bytes in memory.
@@ -19,20 +20,20 @@ final class CurlRequestBody {
     }
 
     deinit {
-        reading.reader.close()
+        reader.close()
     }
 
     /// The length announced (`CURLOPT_INFILESIZE_LARGE`), or `nil` to send the body chunked.
-    var length: Int64? { reading.reader.length }
+    var length: Int64? { reader.length }
 
     /// The bytes handed to libcurl so far.
-    var bytesRead: Int64 { reading.reader.bytesRead }
+    var bytesRead: Int64 { reader.bytesRead }
 
-    /// The next bytes, the end or a failure; `nil` when `shouldStop` said to give up while the
-    /// body waited for its producer.
-    func read(into buffer: UnsafeMutableRawBufferPointer, shouldStop: () -> Bool) -> BodyReadResult? {
-        let result = reading.read(into: buffer, shouldStop: shouldStop)
-        if case .end? = result { isAtEnd = true }
+    /// The next bytes, the end, a failure, or ``BodyReadResult/wouldBlock``, after which `wake`
+    /// is called once the body can go on.
+    func read(into buffer: UnsafeMutableRawBufferPointer, wake: @escaping @Sendable () -> Void) -> BodyReadResult {
+        let result = reader.read(into: buffer, wake: wake)
+        if case .end = result { isAtEnd = true }
         return result
     }
 
@@ -50,7 +51,7 @@ final class CurlRequestBody {
     /// cannot go there: a one-shot body once something was read from it.
     func seek(to position: Int64) -> Bool {
         if position == 0 {
-            guard reading.reader.rewind() else { return false }
+            guard reader.rewind() else { return false }
             isAtEnd = false
             return true
         }

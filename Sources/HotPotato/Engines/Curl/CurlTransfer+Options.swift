@@ -5,9 +5,13 @@ import FoundationNetworking
 #endif
 
 extension CurlTransfer {
-    /// The receive buffer libcurl is asked for: larger than its 16 KiB default, so that a fast
-    /// transfer makes fewer callbacks.
+    /// The receive buffer libcurl is asked for by a transfer whose handler takes bulk (a file, a
+    /// stream, a discarder): larger than its 16 KiB default, so that a fast transfer makes fewer
+    /// reads and callbacks.
     static let receiveBufferSize = 512 * 1024
+    /// The receive buffer of every other transfer: libcurl's default, so that an open event
+    /// stream or a small request holds no more (each transfer has its own, as long as it lasts).
+    static let smallReceiveBufferSize = 16 * 1024
 
     /// Sets every option of this request on a freshly reset handle. Returns the header list made
     /// for it, which must live until the transfer ends and then be freed, or `nil` when there is
@@ -38,7 +42,7 @@ extension CurlTransfer {
         configureHTTPVersion(handle)
         long(Int32(HP_CURLOPT_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))
         long(Int32(HP_CURLOPT_TCP_KEEPALIVE), 1)
-        long(Int32(HP_CURLOPT_BUFFERSIZE), Self.receiveBufferSize)
+        long(Int32(HP_CURLOPT_BUFFERSIZE), sink.prefersLargeChunks ? Self.receiveBufferSize : Self.smallReceiveBufferSize)
 
         // Redirects: never followed by libcurl (its default, set again here on purpose), which
         // would keep a custom method and some headers; `conclude(_:)` follows them with
@@ -46,15 +50,13 @@ extension CurlTransfer {
         long(Int32(HP_CURLOPT_FOLLOWLOCATION), 0)
 
         // Timeouts: the request timeout is an idle timeout, as in URLSession: no byte either way
-        // for that long fails. The progress callback enforces it (see `shouldContinue`); libcurl's
-        // low-speed check (less than one byte a second over that window) stays as a backstop.
+        // for that long fails. The loop enforces it (see `hasBeenIdle(at:)`), without a timer of
+        // libcurl's per transfer: an idle event stream costs nothing while it waits.
         // The resource timeout bounds the whole transfer, every redirect included: each request
         // gets what is left of it.
         let idle = min(request.timeoutInterval > 0 ? request.timeoutInterval : configuration.requestTimeout, 86_400)
         idleLimit = idle > 0 ? UInt64(idle * 1e9) : .max
         long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), Int(idle * 1000))
-        long(Int32(HP_CURLOPT_LOW_SPEED_LIMIT), 1)
-        long(Int32(HP_CURLOPT_LOW_SPEED_TIME), max(1, Int(idle.rounded(.up))))
         let resourceLimit = Int(min(configuration.resourceTimeout, 30 * 86_400) * 1000)
         let elapsed = Int((DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000)
         // 0 is libcurl's "no timeout": what is left is at least 1 ms.
@@ -102,7 +104,7 @@ extension CurlTransfer {
     private func configureHTTPVersion(_ handle: UnsafeMutableRawPointer) {
         let http2 = configuration.httpVersionPolicy.allowsHTTP2 && CurlLibrary.supportsHTTP2
         hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HTTP_VERSION), Int(http2 ? HP_CURL_HTTP_VERSION_2TLS : HP_CURL_HTTP_VERSION_1_1))
-        if handoff != nil { hp_curl_setopt_long(handle, Int32(HP_CURLOPT_PIPEWAIT), 1) }
+        if http2, request.url?.scheme?.lowercased() == "https" { hp_curl_setopt_long(handle, Int32(HP_CURLOPT_PIPEWAIT), 1) }
     }
 
     private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, userdata: UnsafeMutableRawPointer) throws(HotPotatoError) {

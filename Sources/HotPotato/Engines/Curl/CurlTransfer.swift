@@ -4,22 +4,18 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One request performed with libcurl on behalf of ``CurlEngine``, on one of its two paths.
+/// One request performed with libcurl on behalf of ``CurlEngine``, on its ``CurlEventLoop``.
 ///
-/// **The easy path** (``perform(on:)``): a worker thread runs `curl_easy_perform`, and libcurl's
-/// callbacks, on that thread, hand everything to the ``TransferSink`` synchronously: the head
-/// once the final response's headers are complete, each body chunk as it is received, then the
-/// end or the failure. A handler that takes its time holds the callback, libcurl stops reading
-/// the socket, and TCP flow control slows the sender: nothing piles up in memory.
+/// The handle joins the loop's multi handle, whose I/O thread runs libcurl's callbacks: they queue
+/// the head, the body and the ending in the transfer's ``CurlHandoff``, which a ``DeliveryPool``
+/// thread delivers to the ``TransferSink``. A handler that falls behind pauses the transfer
+/// (libcurl stops reading: TCP flow control, or the HTTP/2 window, holds the rest on the server)
+/// until it catches up. Everything of the transfer but the handoff is touched only on the I/O
+/// thread.
 ///
-/// **The multiplexed path** (``handoff`` set; see ``CurlMultiplexer``): the handle joins the
-/// engine's multi handle, whose thread runs the callbacks; they queue the same events in the
-/// ``CurlHandoff`` instead, which a worker thread delivers to the sink, and a stream whose worker
-/// falls behind is paused. Everything of the transfer but the handoff is then touched only on the
-/// multi thread.
-///
-/// Either way, returning 0 from a callback (or non-zero from the progress callback) aborts the
-/// transfer, which is how a rejection, a handler failure or a cancellation stops it.
+/// Returning 0 from a callback (or non-zero from the progress callback) aborts the transfer,
+/// which is how a rejection, a handler failure or a cancellation stops it when a callback comes;
+/// the loop removes it otherwise.
 ///
 /// libcurl does not follow redirects itself: ``RedirectPolicy`` decides at each final head, the
 /// redirect's body is read and dropped (never given to the sink), and the next request runs on
@@ -33,12 +29,12 @@ final class CurlTransfer: @unchecked Sendable {
     let sink: any TransferSink
     let configuration: Session.Configuration
     let redirectPolicy: RedirectPolicy
-    /// Where the callbacks queue the events of a multiplexed transfer; `nil` on the easy path,
-    /// where they call the sink themselves.
-    let handoff: CurlHandoff?
+    /// Where the callbacks queue the transfer's events for its handler.
+    let handoff: CurlHandoff
+    /// The loop carrying the transfer, to ask it to resume or stop the transfer.
+    private unowned let loop: CurlEventLoop
 
-    // Touched only by the thread performing the transfer: the worker inside `perform(on:)`, or the
-    // multi thread.
+    // Touched only by the I/O thread.
     /// The handle the transfer is performed on, while it is.
     private(set) var handle: UnsafeMutableRawPointer?
     /// The header list of the request being sent, freed when its perform ends.
@@ -76,6 +72,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// Why the request body could not be sent (unreadable, or a one-shot body libcurl had to
     /// rewind): the transfer's ending.
     private var bodyFailure: HotPotatoError?
+    /// The write callback paused receiving (the handoff was full), and no resume came since.
+    var receivePaused = false
+    /// The read callback paused sending (the body's producer had nothing yet), and no wake-up
+    /// came since.
+    var sendPaused = false
     /// The body bytes of the redirect being dropped so far.
     private var droppedRedirectBytes = 0
 
@@ -83,55 +84,63 @@ final class CurlTransfer: @unchecked Sendable {
     /// reused; a longer body is abandoned, and its connection with it.
     static let redirectBodyLimit = 64 * 1024
 
-    /// Creates a transfer for the easy path, or, with `multiplexed`, for the multi handle.
+    /// Creates a transfer to be carried by `loop`.
     init(
         request: URLRequest, body: RequestBody?, sink: any TransferSink, configuration: Session.Configuration,
-        redirects: RedirectPolicy, multiplexed: Bool = false
+        redirects: RedirectPolicy, loop: CurlEventLoop
     ) {
         self.request = request
         requestBody = body
         self.sink = sink
         self.configuration = configuration
         redirectPolicy = redirects
-        handoff = multiplexed ? CurlHandoff() : nil
+        self.loop = loop
+        handoff = CurlHandoff(sink: sink)
         errorBuffer = .allocate(capacity: Int(HP_CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
         responseFields.reserveCapacity(16)
+        handoff.transfer = self
     }
 
     deinit {
         errorBuffer.deallocate()
     }
 
-    /// How a transfer ended, to be reported to the sink once the handle is back in the pool.
+    /// How a transfer ended, to be reported to the sink after its last event.
     enum Ending {
         case settled
         case end
         case failure(HotPotatoError)
         /// The body ended early (see ``TransferSink/bodyEndedEarly(_:onlyIfShort:)``).
         case endedEarly(HotPotatoError)
-    }
 
-    /// Performs the request on `handle` with the easy interface, which was reset by the caller
-    /// and may hold a live connection from an earlier request, then each redirect the policy
-    /// follows on the same handle. The final head and body go to the sink as they arrive; the
-    /// ending is returned so the engine can put the handle back before reporting it, and the next
-    /// request finds the connection free.
-    func perform(on handle: UnsafeMutableRawPointer) -> Ending {
-        guard !sink.isFinished else { return .settled }
-        do {
-            try begin(on: handle)
-        } catch {
-            return .failure(error)
-        }
-        while true {
-            if let ending = conclude(hp_curl_easy_perform(handle)) { return ending }
+        /// Tells `sink` how the transfer ended.
+        func report(to sink: any TransferSink) {
+            switch self {
+            case .settled: break
+            case .end: sink.end()
+            case .failure(let error): sink.fail(error)
+            case .endedEarly(let cause): sink.bodyEndedEarly(cause, onlyIfShort: false)
+            }
         }
     }
 
-    /// Configures `handle` for ``request``, the first or the next after a redirect, so that it
-    /// can be performed: by `curl_easy_perform`, or by the multi handle. When it throws, the
-    /// transfer no longer holds the handle.
+    // MARK: - Any thread
+
+    /// Asks the loop to stop the transfer (its handler said stop, or its call was settled).
+    func stop() {
+        loop.stop(self)
+    }
+
+    /// Asks the loop to resume receiving: the handler caught up.
+    func resumeReceiving() {
+        loop.resumeReceiving(self)
+    }
+
+    // MARK: - The I/O thread
+
+    /// Configures `handle` for ``request``, the first or the next after a redirect, so that the
+    /// multi handle can perform it. When it throws, the transfer no longer holds the handle.
     func begin(on handle: UnsafeMutableRawPointer) throws(HotPotatoError) {
         if startTime == 0 { startTime = DispatchTime.now().uptimeNanoseconds }
         self.handle = handle
@@ -204,14 +213,43 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer[0] = 0
     }
 
-    /// Reports an ending returned by ``perform(on:)``.
-    func report(_ ending: Ending) {
-        switch ending {
-        case .settled: break
-        case .end: sink.end()
-        case .failure(let error): sink.fail(error)
-        case .endedEarly(let cause): sink.bodyEndedEarly(cause, onlyIfShort: false)
+    /// The ending of a transfer the loop stopped for moving nothing for longer than its timeout.
+    func timedOut() -> Ending {
+        idleTimedOut = true
+        let ending: Ending = sink.isFinished ? .settled : .failure(idleTimeoutError(Int32(HP_CURLE_OPERATION_TIMEDOUT)))
+        end()
+        return ending
+    }
+
+    /// Whether the transfer has moved no byte either way for longer than its idle timeout at
+    /// `now` (uptime nanoseconds), while waiting for the network rather than for its handler; or
+    /// its call is settled without a callback to notice (a paused transfer).
+    func hasBeenIdle(at now: UInt64) -> Bool {
+        if sink.isFinished { return true }
+        guard now > lastActivity, now - lastActivity > idleLimit else { return false }
+        if handoff.isWaitingForDelivery {
+            // A handler taking its time is no idle server: the clock starts again when it is done.
+            lastActivity = now
+            return false
         }
+        return true
+    }
+
+    /// Lets libcurl go on receiving (`receiving`) or sending: the handler caught up, or the body's
+    /// producer has more.
+    func unpause(receiving: Bool) {
+        guard let handle else { return }
+        if receiving {
+            // The handler caught up: the wait was its, not the server's.
+            receivePaused = false
+            lastActivity = DispatchTime.now().uptimeNanoseconds
+        } else {
+            // A body that wakes the loop without bytes (a FIFO looked at again) is still silent:
+            // only bytes sent count as activity.
+            sendPaused = false
+        }
+        let state = (receivePaused ? Int32(HP_CURLPAUSE_RECV) : 0) | (sendPaused ? Int32(HP_CURLPAUSE_SEND) : 0)
+        hp_curl_easy_pause(handle, state)
     }
 
     // MARK: - Callbacks (the thread performing the transfer)
@@ -219,15 +257,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// What the write callback tells libcurl.
     enum BodyDisposition {
         case accepted
-        /// Held back: the multiplexed stream pauses, and libcurl offers the bytes again later.
+        /// Held back: the transfer pauses, and libcurl offers the bytes again once resumed.
         case paused
         case aborted
     }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDisposition {
-        // A slow handler holds this callback on the easy path (that is the backpressure); the
-        // server is not idle meanwhile, so the idle clock starts again once the handler returns.
-        defer { lastActivity = DispatchTime.now().uptimeNanoseconds }
+        lastActivity = DispatchTime.now().uptimeNanoseconds
         if sink.isFinished { return .aborted }
         if pendingRedirect != nil {
             // A redirect's body is never the content: drop it, reading a short one to the end so
@@ -238,32 +274,32 @@ final class CurlTransfer: @unchecked Sendable {
         if !headDelivered {
             guard deliverHead() else { return .aborted }
         }
-        if let handoff { return handoff.offer(bytes) ? .accepted : .paused }
-        return sink.receive(borrowing: bytes) ? .accepted : .aborted
+        if handoff.offer(bytes) { return .accepted }
+        receivePaused = true
+        return .paused
     }
 
-    /// Hands libcurl the next bytes of the body. A one-shot stream's producer may make this wait
-    /// (the worker thread is the transfer's own); the wait ends when the call is settled, or with
-    /// the idle timeout, since nothing moves meanwhile. On the multiplexed path this runs on the
-    /// multi thread, which must never wait: only bodies that never do (in memory, a file, a form)
-    /// take that path (see ``CurlMultiplexer/multiplexes(_:body:configuration:)``). A body that cannot
-    /// be read fails the call with its own error.
+    /// Hands libcurl the next bytes of the body, never waiting: when a one-shot stream's producer
+    /// (or a FIFO's writer) has nothing yet, sending pauses (`CURL_READFUNC_PAUSE`) until the body
+    /// wakes the loop; a body that stays silent longer than the idle timeout fails the call with
+    /// ``HotPotatoError/Code/timedOut``. A body that cannot be read fails the call with its own
+    /// error, reported as the transfer's ending.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if sink.isFinished { return HP_CURL_READFUNC_ABORT }
         guard let body else { return 0 }
-        let result = body.read(into: buffer) { sink.isFinished || idleFor(longerThan: idleLimit) }
-        switch result {
-        case .bytes(let count)?:
+        let loop = loop
+        switch body.read(into: buffer, wake: { [weak self] in if let self { loop.resumeSending(self) } }) {
+        case .bytes(let count):
+            lastActivity = DispatchTime.now().uptimeNanoseconds
             return count
-        case .end?:
+        case .end:
             return 0
-        case .failure(let error)?:
-            // Reported as the transfer's ending, by the thread that reports it: on the
-            // multiplexed path this is the multi thread, which must not wait for a handler.
+        case .failure(let error):
             bodyFailure = error
             return HP_CURL_READFUNC_ABORT
-        case .wouldBlock?, nil:
-            return HP_CURL_READFUNC_ABORT
+        case .wouldBlock:
+            sendPaused = true
+            return HP_CURL_READFUNC_PAUSE
         }
     }
 
@@ -280,48 +316,29 @@ final class CurlTransfer: @unchecked Sendable {
         return false
     }
 
-    /// Whether nothing has moved for longer than `limit` nanoseconds: the transfer is then marked
-    /// as timed out.
-    private func idleFor(longerThan limit: UInt64) -> Bool {
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now > lastActivity, now - lastActivity > limit else { return false }
-        idleTimedOut = true
-        return true
-    }
-
-    /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed), or when
-    /// no byte has moved either way for longer than the idle timeout. A multiplexed transfer
-    /// whose events wait for their worker is not idle, as an easy one whose handler holds the
-    /// callback is not.
-    ///
-    /// libcurl calls this at least about once a second while it waits, so an idle transfer stops
-    /// within about a second of its timeout; libcurl's own low-speed check, which averages over
-    /// a window, could take several seconds more.
+    /// Whether to go on: `false` once the call is settled (cancelled, rejected, failed). Notes
+    /// activity (bytes moved either way) for the idle timeout, which the loop enforces (see
+    /// ``hasBeenIdle(at:)``), and reports the request body's progress.
     func shouldContinue(downloaded: Int64, uploaded: Int64) -> Bool {
         if sink.isFinished { return false }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded
-            || handoff?.isWaitingForDelivery == true {
+        if downloaded != progressCounts.downloaded || uploaded != progressCounts.uploaded {
             if uploaded != progressCounts.uploaded, let body {
                 let (progress, complete) = body.progress(uploaded: uploaded)
                 sink.sent(progress, isComplete: complete)
             }
             progressCounts = (downloaded, uploaded)
-            lastActivity = now
-            return true
+            lastActivity = DispatchTime.now().uptimeNanoseconds
         }
-        return !idleFor(longerThan: idleLimit)
+        return true
     }
 
     // MARK: - Private
 
-    /// Hands the head over: to the sink, or to the handoff (whose worker tells the multi thread
-    /// if the sink says stop).
+    /// Hands the head to the handoff (whose delivering thread asks the loop to stop the
+    /// transfer if the sink says stop).
     func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
-        let head = head ?? currentHead()
-        guard let handoff else { return sink.receive(head: head) }
-        handoff.push(.head(head))
+        handoff.push(.head(head ?? currentHead()))
         return true
     }
 

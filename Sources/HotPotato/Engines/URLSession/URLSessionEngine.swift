@@ -90,6 +90,10 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         urlConfiguration.httpShouldSetCookies = false
         urlConfiguration.httpCookieAcceptPolicy = .never
         urlConfiguration.httpCookieStorage = nil
+        // Per host, as the curl engine: FoundationNetworking hands it to libcurl's
+        // CURLMOPT_MAX_HOST_CONNECTIONS, and requests past it wait for that host only.
+        urlConfiguration.httpMaximumConnectionsPerHost =
+            configuration.maximumConnectionsPerHost > 0 ? configuration.maximumConnectionsPerHost : Int(Int32.max)
         urlConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         urlConfiguration.timeoutIntervalForResource = configuration.resourceTimeout
         #if canImport(FoundationNetworking)
@@ -186,8 +190,6 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
     }
 
-    /// The delegate queue is libdispatch's, shared with Swift concurrency: never blocked.
-    var deliveriesMayBlock: Bool { false }
 
     func invalidate(cancellingTransfers: Bool) {
         creation.lock()

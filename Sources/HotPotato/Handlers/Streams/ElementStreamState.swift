@@ -8,14 +8,14 @@ import Foundation
 ///
 /// ## Holding the transfer back without blocking the wrong thread
 ///
-/// At most `capacity` elements wait. When they are not taken:
-/// - when the engine delivers on a thread of its own (libcurl's workers; it says so through
-///   ``allowBlockingDeliveries()``), the transfer **waits** until there is room: libcurl stops
-///   reading and TCP holds the rest on the server;
-/// - on any other thread (URLSession's delegate queue, which shares libdispatch's pool with Swift
-///   concurrency), waiting could starve the very task that would make room, so the raw bytes are
-///   set aside instead — in memory up to `memoryLimit`, then in an unlinked temporary file — and
-///   the consumer parses them as it takes elements.
+/// At most `capacity` elements wait. When they are not taken, the chunk that found no room is set
+/// aside, raw, for the consumer to parse as it takes elements, and:
+/// - when the engine lets the handler hold its deliveries (libcurl's; see
+///   ``allowHoldingDeliveries(_:)``), the transfer is **held**: nothing more is delivered until the
+///   consumer has made room, libcurl pauses the transfer, and TCP (or the HTTP/2 window) holds the
+///   rest on the server — no thread waits meanwhile;
+/// - otherwise (URLSession, which cannot pause a transfer), the raw bytes that keep coming are set
+///   aside too — in memory up to `memoryLimit`, then in an unlinked temporary file.
 ///
 /// Either way memory stays bounded by the largest element, the buffer and `memoryLimit`.
 ///
@@ -55,8 +55,11 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
     /// Whether a body byte has arrived, from this attempt or an earlier one.
     private var receivedBody = false
 
-    /// Whether the transfer's deliveries may wait for room (see ``allowBlockingDeliveries()``).
-    private var mayBlock = false
+    /// How the transfer's deliveries are held, when the engine allows it (see
+    /// ``allowHoldingDeliveries(_:)``).
+    private var deliveryHold: (any DeliveryHold)?
+    /// Whether the deliveries are held until the consumer makes room.
+    private var holding = false
 
     private var consumer: CheckedContinuation<Result<Element?, HotPotatoError>, Never>?
     private var isCancelled = false
@@ -97,11 +100,13 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
 
     // MARK: - The transfer's side
 
-    /// The engine delivers the body on a thread of its own, which ``receive(_:)`` may block until
-    /// the consumer makes room. Called before the first chunk.
-    func allowBlockingDeliveries() {
+    /// The engine lets the stream hold its transfer's deliveries with `hold` until the consumer
+    /// makes room. Called before the first event of each attempt: a hold asked for on an earlier
+    /// attempt carries over.
+    func allowHoldingDeliveries(_ hold: any DeliveryHold) {
         condition.lock()
-        mayBlock = true
+        deliveryHold = hold
+        if holding { hold.hold() }
         condition.unlock()
     }
 
@@ -112,8 +117,9 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
         condition.unlock()
     }
 
-    /// Takes the next chunk of the body: parses it now if there is room, waits for room on a
-    /// thread it may block, and otherwise sets it aside for the consumer.
+    /// Takes the next chunk of the body: parses it now if there is room, and otherwise sets it
+    /// aside for the consumer and holds the transfer's deliveries (when the engine allows it)
+    /// until the consumer has made room.
     func receive(_ chunk: Data) throws {
         // Declared first, so it runs last: the consumer is resumed after the lock is released.
         var resumeConsumer: (() -> Void)?
@@ -123,12 +129,6 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
         receivedBody = true
         if isCancelled { throw Self.cancelled }
         if let outcome { throw Self.stopping(after: outcome) }
-        if mayBlock {
-            while waiting >= capacity && !isCancelled && unparsed.isEmpty {
-                condition.wait()
-            }
-            if isCancelled { throw Self.cancelled }
-        }
         if waiting < capacity && unparsed.isEmpty {
             // A failure here fails the transfer; the stream reports it after the elements before it.
             try parse(chunk)
@@ -137,6 +137,10 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
             return
         }
         try setAside(chunk)
+        if let deliveryHold, !holding {
+            holding = true
+            deliveryHold.hold()
+        }
     }
 
     /// The body is complete: finish the parser now, or once the consumer has parsed what was set
@@ -206,7 +210,7 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
         elements.removeAll()
         taken = 0
         unparsed.removeAll()
-        condition.broadcast()
+        releaseIfRoom()
         condition.unlock()
         waitingConsumer?.resume(returning: .failure(Self.cancelled))
         stop?()
@@ -245,7 +249,7 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
                     elements.removeAll(keepingCapacity: true)
                     taken = 0
                 }
-                condition.broadcast()
+                releaseIfRoom()
                 return .success(element)
             }
             if isCancelled { return .failure(Self.cancelled) }
@@ -326,6 +330,14 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
         outcome = .success(())
         parserFinished = true
         unparsed.removeAll()
+    }
+
+    /// Lets the transfer's deliveries go on once what was set aside is parsed and an element's
+    /// room is free.
+    private func releaseIfRoom() {
+        guard holding, isCancelled || (unparsed.isEmpty && waiting < capacity) else { return }
+        holding = false
+        deliveryHold?.release()
     }
 
     /// The waiting consumer, with its answer, when there is one to give: the caller resumes it

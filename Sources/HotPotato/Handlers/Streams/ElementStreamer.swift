@@ -28,10 +28,11 @@ final class ElementStreamer<Parser: ElementStreamParsing>: SelectiveDiscarder<Vo
     }
 }
 
-extension ElementStreamer: BlockingDeliveries {
-    /// The stream may then wait for its consumer instead of setting bytes aside.
-    func allowBlockingDeliveries() {
-        state.allowBlockingDeliveries()
+extension ElementStreamer: HoldableDeliveries {
+    /// The stream then holds the transfer back while its consumer has no room, rather than set
+    /// bytes aside.
+    func allowHoldingDeliveries(_ hold: any DeliveryHold) {
+        state.allowHoldingDeliveries(hold)
     }
 }
 

@@ -1,0 +1,281 @@
+import CCurl
+import Foundation
+
+/// The libcurl engine's I/O thread: one multi handle that carries every transfer of a session —
+/// `http` and `https`, HTTP/1.1 and HTTP/2, proxied or not, uploads — and waits on all their
+/// sockets at once (epoll on Linux; see `hp_loop_run_once`).
+///
+/// **Who does what.** The I/O thread does the I/O and nothing else: it adds, pauses, resumes and
+/// removes easy handles and lets libcurl read and write; libcurl's callbacks run there and queue
+/// each transfer's events in its ``CurlHandoff``, which a ``DeliveryPool`` thread delivers to the
+/// handler. The I/O thread never waits for a handler, a body producer or a lock held across one:
+/// a transfer holds a thread only while its handler runs. Every call into libcurl for these
+/// handles happens on the I/O thread; other threads leave requests in its inbox and wake it.
+///
+/// **Limits.** libcurl opens at most ``Session/Configuration/maximumConnectionsPerHost``
+/// connections to one host (name and port); requests beyond them wait in libcurl for a connection
+/// of that host only. HTTP/2 requests share a connection up to the server's
+/// `MAX_CONCURRENT_STREAMS` (and ``maximumStreamsPerConnection``), and more connections are opened
+/// beyond that, within the per-host limit.
+///
+/// **Idle transfers** cost no thread and no timer: the thread looks every
+/// ``idleSweepInterval`` for transfers that have moved no byte for longer than their timeout.
+///
+/// **Lifetime.** The thread starts with the first transfer and ends, closing its connections,
+/// once it has had none for ``idleLifetime`` seconds or the engine is invalidated.
+final class CurlEventLoop: @unchecked Sendable {
+    /// How long the thread waits for work, with no transfer, before it ends.
+    static let idleLifetime: TimeInterval = 15
+    /// How often idle transfers are looked for.
+    static let idleSweepInterval: TimeInterval = 0.25
+    /// The most HTTP/2 streams one connection carries, whatever the server allows.
+    static let maximumStreamsPerConnection = 1000
+    /// Easy handles kept, reset, for the next transfers.
+    static let idleHandleLimit = 64
+
+    private let configuration: Session.Configuration
+
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var arriving: [CurlTransfer] = []
+    private var stopping: [CurlTransfer] = []
+    private var resumingReceive: [CurlTransfer] = []
+    private var resumingSend: [CurlTransfer] = []
+    /// The loop, while its thread runs and can be woken.
+    private var loop: OpaquePointer?
+    private var threadRunning = false
+    private var invalidated = false
+    /// The session was invalidated with its transfers cancelled: the thread cancels those it has.
+    private var cancelsAll = false
+
+    // Touched only on the I/O thread.
+    /// The transfers whose handles are in the multi handle, by handle address: the loop holds
+    /// them, so they outlive the callbacks' unretained pointers to them.
+    private var active: [UInt: CurlTransfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var nextSweep: UInt64 = 0
+
+    init(configuration: Session.Configuration) {
+        self.configuration = configuration
+    }
+
+    // MARK: - Any thread
+
+    /// Hands `transfer` to the I/O thread, starting it if it is not running.
+    func add(_ transfer: CurlTransfer) {
+        let start = send { eventLoop -> Bool in
+            eventLoop.arriving.append(transfer)
+            defer { eventLoop.threadRunning = true }
+            return !eventLoop.threadRunning
+        }
+        if start {
+            let thread = Thread { [self] in run() }
+            thread.name = "HotPotato.curl"
+            thread.start()
+        }
+    }
+
+    /// Asks the I/O thread to stop `transfer` (remove its handle, which resets an HTTP/2 stream
+    /// or closes an HTTP/1.1 connection); its ending is then queued. Does nothing once it ended.
+    func stop(_ transfer: CurlTransfer) {
+        guard !transfer.handoff.hasEnded else { return }
+        send { $0.stopping.append(transfer) }
+    }
+
+    /// Asks the I/O thread to resume receiving for `transfer`, which its handoff had paused.
+    func resumeReceiving(_ transfer: CurlTransfer) {
+        send { $0.resumingReceive.append(transfer) }
+    }
+
+    /// Asks the I/O thread to read `transfer`'s request body again: its producer has the next
+    /// bytes (or ended, or failed).
+    func resumeSending(_ transfer: CurlTransfer) {
+        send { $0.resumingSend.append(transfer) }
+    }
+
+    /// Ends the thread once it has no transfer left; with `cancellingTransfers`, cancels every
+    /// transfer it has or is about to get first.
+    func invalidate(cancellingTransfers: Bool) {
+        let waiting = send { eventLoop -> [CurlTransfer] in
+            eventLoop.invalidated = true
+            if cancellingTransfers { eventLoop.cancelsAll = true }
+            return cancellingTransfers ? eventLoop.arriving : []
+        }
+        for transfer in waiting { transfer.sink.cancel() }
+    }
+
+    /// Runs `change` under the lock, then wakes the I/O thread.
+    @discardableResult
+    private func send<T>(_ change: (CurlEventLoop) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        let value = change(self)
+        if let loop { hp_loop_wake(loop) }
+        return value
+    }
+
+    // MARK: - The I/O thread
+
+    private func run() {
+        guard let loop = hp_loop_create(), let multi = hp_loop_multi(loop) else {
+            let stranded = send { eventLoop -> [CurlTransfer] in
+                eventLoop.threadRunning = false
+                defer { eventLoop.arriving.removeAll() }
+                return eventLoop.arriving
+            }
+            let error = HotPotatoError(.transportFailed, reason: "libcurl could not create a multi handle.")
+            for transfer in stranded { transfer.handoff.push(.ending(.failure(error))) }
+            return
+        }
+        configure(multi)
+        lock.lock()
+        self.loop = loop
+        lock.unlock()
+        var lastBusy = DispatchTime.now().uptimeNanoseconds
+        while let requests = nextRequests(idleSince: lastBusy) {
+            if requests.cancelsAll {
+                for transfer in requests.adds { transfer.sink.cancel() }
+                for transfer in active.values { transfer.sink.cancel() }
+            }
+            for transfer in requests.adds { add(transfer, to: multi) }
+            for transfer in requests.receiving where isActive(transfer) { transfer.unpause(receiving: true) }
+            for transfer in requests.sending where isActive(transfer) { transfer.unpause(receiving: false) }
+            for transfer in requests.stops where isActive(transfer) {
+                guard let handle = transfer.handle else { continue }
+                remove(handle, from: multi)
+                retire(transfer, ending: transfer.stopped(), handle: handle)
+            }
+            readFinished(multi)
+            let now = DispatchTime.now().uptimeNanoseconds
+            if !active.isEmpty { lastBusy = now }
+            if now >= nextSweep { sweepIdle(multi, now: now) }
+            let untilSweep = Int((nextSweep &- now) / 1_000_000) + 1
+            hp_loop_run_once(loop, Int32(active.isEmpty ? 1000 : min(untilSweep, 1000)))
+            readFinished(multi)
+        }
+        for handle in idleHandles { hp_curl_easy_cleanup(handle) }
+        idleHandles.removeAll()
+        hp_loop_destroy(loop)
+    }
+
+    private func configure(_ multi: UnsafeMutableRawPointer) {
+        hp_curl_multi_setopt_long(multi, Int32(HP_CURLMOPT_PIPELINING), Int(HP_CURLPIPE_MULTIPLEX))
+        let perHost = configuration.maximumConnectionsPerHost
+        hp_curl_multi_setopt_long(multi, Int32(HP_CURLMOPT_MAX_HOST_CONNECTIONS), perHost > 0 ? perHost : 0)
+        hp_curl_multi_setopt_long(multi, Int32(HP_CURLMOPT_MAX_CONCURRENT_STREAMS), Self.maximumStreamsPerConnection)
+    }
+
+    /// The requests left for the I/O thread, or `nil` when it should end: it has no transfer, and
+    /// the engine was invalidated or nothing came for ``idleLifetime`` seconds.
+    private func nextRequests(idleSince: UInt64) -> (
+        adds: [CurlTransfer], receiving: [CurlTransfer], sending: [CurlTransfer], stops: [CurlTransfer], cancelsAll: Bool
+    )? {
+        lock.lock()
+        defer { lock.unlock() }
+        let idle = Double(DispatchTime.now().uptimeNanoseconds &- idleSince) / 1e9
+        if arriving.isEmpty, active.isEmpty, invalidated || idle > Self.idleLifetime {
+            loop = nil
+            threadRunning = false
+            return nil
+        }
+        defer {
+            arriving.removeAll(keepingCapacity: true)
+            resumingReceive.removeAll(keepingCapacity: true)
+            resumingSend.removeAll(keepingCapacity: true)
+            stopping.removeAll(keepingCapacity: true)
+            cancelsAll = false
+        }
+        return (arriving, resumingReceive, resumingSend, stopping, cancelsAll)
+    }
+
+    private func isActive(_ transfer: CurlTransfer) -> Bool {
+        guard let handle = transfer.handle else { return false }
+        return active[UInt(bitPattern: handle)] === transfer
+    }
+
+    private func add(_ transfer: CurlTransfer, to multi: UnsafeMutableRawPointer) {
+        guard !transfer.sink.isFinished else {
+            transfer.handoff.push(.ending(.settled))
+            return
+        }
+        guard let handle = idleHandles.popLast() ?? hp_curl_easy_init() else {
+            transfer.handoff.push(.ending(.failure(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))))
+            return
+        }
+        do {
+            try transfer.begin(on: handle)
+        } catch {
+            recycle(handle)
+            transfer.handoff.push(.ending(.failure(error)))
+            return
+        }
+        active[UInt(bitPattern: handle)] = transfer
+        if hp_curl_multi_add_handle(multi, handle) != Int32(HP_CURLM_OK) {
+            active[UInt(bitPattern: handle)] = nil
+            transfer.end()
+            retire(transfer, ending: .failure(HotPotatoError(.transportFailed, reason: "libcurl could not add a transfer.")), handle: handle)
+        }
+    }
+
+    private func remove(_ handle: UnsafeMutableRawPointer, from multi: UnsafeMutableRawPointer) {
+        hp_curl_multi_remove_handle(multi, handle)
+        active[UInt(bitPattern: handle)] = nil
+    }
+
+    /// Takes the finished transfers' results from libcurl.
+    private func readFinished(_ multi: UnsafeMutableRawPointer) {
+        var handle: UnsafeMutableRawPointer?
+        var result: Int32 = 0
+        while hp_curl_multi_next_done(multi, &handle, &result) == 1 {
+            guard let handle, let transfer = active[UInt(bitPattern: handle)] else { continue }
+            finished(transfer, handle: handle, result: result, multi: multi)
+        }
+    }
+
+    /// After libcurl finished a request of `transfer`: the next hop of a redirect joins the multi
+    /// handle again, on the same easy handle (its connection kept); otherwise the transfer is over.
+    private func finished(_ transfer: CurlTransfer, handle: UnsafeMutableRawPointer, result: Int32, multi: UnsafeMutableRawPointer) {
+        remove(handle, from: multi)
+        if let ending = transfer.conclude(result) {
+            retire(transfer, ending: ending, handle: handle)
+            return
+        }
+        active[UInt(bitPattern: handle)] = transfer
+        if hp_curl_multi_add_handle(multi, handle) != Int32(HP_CURLM_OK) {
+            active[UInt(bitPattern: handle)] = nil
+            transfer.end()
+            retire(transfer, ending: .failure(HotPotatoError(.transportFailed, reason: "libcurl could not add a transfer.")), handle: handle)
+        }
+    }
+
+    /// Stops the transfers that have moved nothing for longer than their timeout (a transfer
+    /// waiting for its handler is not idle).
+    private func sweepIdle(_ multi: UnsafeMutableRawPointer, now: UInt64) {
+        nextSweep = now + UInt64(Self.idleSweepInterval * 1e9)
+        var expired: [CurlTransfer] = []
+        for transfer in active.values where transfer.hasBeenIdle(at: now) {
+            expired.append(transfer)
+        }
+        for transfer in expired {
+            guard let handle = transfer.handle else { continue }
+            remove(handle, from: multi)
+            retire(transfer, ending: transfer.timedOut(), handle: handle)
+        }
+    }
+
+    /// Keeps the handle of a transfer that is off the multi handle for another, and queues the
+    /// ending for the delivering thread.
+    private func retire(_ transfer: CurlTransfer, ending: CurlTransfer.Ending, handle: UnsafeMutableRawPointer? = nil) {
+        if let handle { recycle(handle) }
+        transfer.handoff.push(.ending(ending))
+    }
+
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
+        hp_curl_easy_reset(handle)
+        if idleHandles.count < Self.idleHandleLimit {
+            idleHandles.append(handle)
+        } else {
+            hp_curl_easy_cleanup(handle)
+        }
+    }
+}
