@@ -1,4 +1,5 @@
 import Foundation
+@testable import HotPotatoTestSupport
 
 /// The deterministic resource a soak case downloads: its bytes follow from a size and a seed, so
 /// that the server can serve it, the oracle can compare against it, and a rerun rebuilds it.
