@@ -27,7 +27,7 @@ final class DeliveryPool: @unchecked Sendable {
     static let shared = DeliveryPool()
 
     /// Threads started as soon as work finds none free.
-    static let eagerLimit = 2
+    static let eagerLimit = 4
     /// The most threads; past it, work waits for a handler to return. As many as handlers that
     /// block at once may need: a thread exists only while a handler holds it, and an idle one ends.
     static let maximumThreads = 512
@@ -89,26 +89,36 @@ final class DeliveryPool: @unchecked Sendable {
         thread.start()
     }
 
-    /// Checks, after ``starvationDelay``, whether work still waits with every thread busy, and
-    /// starts one more thread if so.
+    /// Starts the supervisor: a thread of the pool's own (never libdispatch's, whose threads the
+    /// process may have blocked) that looks every ``starvationDelay`` whether work still waits
+    /// with every thread busy, starts one more thread if so, and ends once no work waits.
     private func scheduleSupervision() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.starvationDelay) { [self] in
+        let thread = Thread { [self] in supervise() }
+        thread.name = "HotPotato.delivery.supervisor"
+        thread.start()
+    }
+
+    private func supervise() {
+        while true {
+            // Not a wait on `condition`: a signal meant for an idle thread must never reach it.
+            Thread.sleep(forTimeInterval: Self.starvationDelay)
             condition.lock()
             let waiting = jobs.count - nextJob
-            let starved = waiting > 0 && idleThreads <= wakeupsInFlight && starvedSince != 0
-                && DispatchTime.now().uptimeNanoseconds &- starvedSince >= UInt64(Self.starvationDelay * 1e9)
-            var spawn = false
-            if starved, threads < Self.maximumThreads {
-                threads += 1
-                spawn = true
-                starvedSince = DispatchTime.now().uptimeNanoseconds
+            guard waiting > 0, threads < Self.maximumThreads else {
+                starvedSince = 0
+                supervising = false
+                condition.unlock()
+                return
             }
-            let again = waiting > 0 && threads < Self.maximumThreads
-            if waiting == 0 { starvedSince = 0 }
-            supervising = again
+            let now = DispatchTime.now().uptimeNanoseconds
+            var spawn = false
+            if idleThreads <= wakeupsInFlight, starvedSince != 0, now &- starvedSince >= UInt64(Self.starvationDelay * 1e9) {
+                threads += 1
+                starvedSince = now
+                spawn = true
+            }
             condition.unlock()
             if spawn { startThread() }
-            if again { scheduleSupervision() }
         }
     }
 
