@@ -20,7 +20,11 @@ import Glibc
         let gate = UUID().uuidString
         let count = 20_000
         let url = server.url("/jsonlines?count=\(count)&holdAt=600000&gate=\(gate)")
-        let session = testSession(engine: engine)
+        // A long idle timeout: the first download waits at the gate for as long as the test takes
+        // to start the second, and must still hold its partial file then, however loaded the
+        // machine (a clean-clone CI run under heavy load saw it time out first, and the second
+        // then take its partial as any later download would).
+        let session = testSession(engine: engine, timeout: 300)
         let first = session.get(url).downloadToFile(at: destination, resumable: true).start()
         // Writes reach the disk in blocks of up to 256 KiB: wait for the first one.
         let partial = PartialDownload(destination: destination)
