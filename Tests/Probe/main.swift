@@ -173,6 +173,7 @@ func printFailure(_ error: any Error) {
 let arguments = CommandLine.arguments
 if arguments.count > 1 && arguments[1] == "stream-json" { streamJSON(arguments) }
 if arguments.count > 1 && arguments[1] == "parallel" { parallel(arguments) }
+if arguments.count > 1 && arguments[1] == "open-streams" { openStreams(arguments) }
 if arguments.count > 1 && arguments[1] == "upload-multipart" { uploadMultipart(arguments) }
 guard (4...5).contains(arguments.count), let url = URL(string: arguments[1]), let delay = Double(arguments[2]),
       let highWaterMark = Int(arguments[3]) else {
