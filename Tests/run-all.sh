@@ -74,12 +74,13 @@ if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
   # Tests of the ordinary target (HotPotatoTests) whose names mention these. "Cancellation"
   # selects CancellationRaceTests too: cancels racing completions, thousands of times on each
   # engine, each round with a deadline (about 75 s of the pass here). "HTTP2" selects the curl
-  # engine's multiplexed path (its multi thread, the handoff to the workers). The two tests that measure a
-  # 1 s idle timeout against wall-clock naps and stalls are left to the ordinary pass: under
-  # ThreadSanitizer's slowdown, curl's low-speed window saw a handler's 1.6 s nap as an idle
-  # server once (a timing, not a race).
+  # engine's HTTP/2 tests; "EngineStress" and "ConnectionLimit" the engine's I/O thread, its
+  # handoff to the delivery threads, pauses, holds and cancels racing each other. The two tests
+  # that measure a 1 s idle timeout against wall-clock naps and stalls are left to the ordinary
+  # pass: under ThreadSanitizer's slowdown a handler's 1.6 s nap was once seen as an idle server
+  # (a timing, not a race).
   limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind)' \
+    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind|EngineStress|ConnectionLimit)' \
     --skip 'aHandlerSlowerThanTheTimeoutIsNotAnIdleServer|timeoutWhileTheServerStalls' 2>&1 \
     | tee .build-tsan/tsan.log
   # The retries, interceptors, monitors, redirect behaviours and proxies, whose calls run as

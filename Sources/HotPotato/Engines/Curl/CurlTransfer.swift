@@ -31,8 +31,10 @@ final class CurlTransfer: @unchecked Sendable {
     let redirectPolicy: RedirectPolicy
     /// Where the callbacks queue the transfer's events for its handler.
     let handoff: CurlHandoff
-    /// The loop carrying the transfer, to ask it to resume or stop the transfer.
-    private unowned let loop: CurlEventLoop
+    /// The loop carrying the transfer, to ask it to resume or stop the transfer: held strongly,
+    /// since the transfer's last events may be delivered after its session is gone (the loop
+    /// holds the transfer only while it is active).
+    private let loop: CurlEventLoop
 
     // Touched only by the I/O thread.
     /// The handle the transfer is performed on, while it is.
