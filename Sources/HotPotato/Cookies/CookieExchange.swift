@@ -12,10 +12,18 @@ import FoundationNetworking
 /// start, ``RedirectPolicy/nextRequest(after:response:redirectsFollowed:replayableBody:)`` at each
 /// redirect; the final response's cookies are stored by ``Transfer`` as its head arrives, before
 /// anyone sees the response.
-final class CookieExchange: Sendable {
+///
+/// Each request's ``attach(to:)`` happens before the engine sends it, and the engine's
+/// ``callerRequest(_:)`` for its redirect after: one thread at a time, in order, handed over by
+/// the engine's own synchronisation — so the exchange keeps its state without a lock (one less
+/// allocation for every request).
+final class CookieExchange: @unchecked Sendable {
     private let store: any CookieStoring
-    /// The caller's `Cookie` header on the request in flight, without the store's cookies.
-    private let callerCookie = Locked<String?>(nil)
+    /// Whether the store may have added cookies to the request in flight; when it did not, the
+    /// request's `Cookie` header is the caller's own.
+    private var storeLooked = false
+    /// The caller's `Cookie` header on the request in flight, when ``storeLooked``.
+    private var callerCookie: String?
 
     init(store: any CookieStoring) {
         self.store = store
@@ -24,9 +32,12 @@ final class CookieExchange: Sendable {
     /// Adds the store's cookies for `request`'s URL to its `Cookie` header, after the caller's
     /// own (whose names the store's cookies then leave out); remembers the caller's header.
     func attach(to request: inout URLRequest) {
+        storeLooked = false
+        // The common case, an empty jar, costs no look-up (and no allocation).
+        guard !store.isCertainlyEmpty, let url = request.url, let target = CookieTarget(url) else { return }
         let caller = request.value(forHTTPHeaderField: "Cookie")
-        callerCookie.withLock { $0 = caller }
-        guard let url = request.url, let target = CookieTarget(url) else { return }
+        storeLooked = true
+        callerCookie = caller
         var cookies = store.cookies(for: target, at: Date())
         guard !cookies.isEmpty else { return }
         if let caller {
@@ -43,8 +54,9 @@ final class CookieExchange: Sendable {
     /// `request` (sent with ``attach(to:)``) with the caller's `Cookie` header alone, as the
     /// redirect rule judges it.
     func callerRequest(_ request: URLRequest) -> URLRequest {
+        guard storeLooked else { return request }
+        let caller = callerCookie
         var request = request
-        let caller = callerCookie.withLock { $0 }
         if request.value(forHTTPHeaderField: "Cookie") != caller {
             request.setValue(caller, forHTTPHeaderField: "Cookie")
         }
@@ -54,6 +66,8 @@ final class CookieExchange: Sendable {
     /// Stores the cookies `head` sets; `fallbackURL` stands in when the head does not say which
     /// URL answered.
     func receive(_ head: ResponseHead, fallbackURL: URL? = nil) {
+        // Most responses set no cookie: nothing is made for them.
+        guard head.headers.fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Set-Cookie") }) else { return }
         guard let url = head.url ?? fallbackURL, let target = CookieTarget(url) else { return }
         let values = SetCookie.values(in: head.headers)
         if !values.isEmpty { store.store(values, from: target) }

@@ -121,6 +121,10 @@ public final class CookieJar: Sendable {
 }
 
 extension CookieJar: CookieStoring {
+    var isCertainlyEmpty: Bool {
+        state.withLock { $0.count == 0 }
+    }
+
     func cookies(for target: CookieTarget, at now: Date) -> [Cookie] {
         state.withLock { $0.cookies(for: target, at: now) }
     }

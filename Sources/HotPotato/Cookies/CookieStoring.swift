@@ -7,4 +7,7 @@ protocol CookieStoring: AnyObject, Sendable {
     func cookies(for target: CookieTarget, at now: Date) -> [Cookie]
     /// Stores what the `Set-Cookie` values of a response from `target` set.
     func store(_ values: [Substring], from target: CookieTarget)
+    /// Whether the store certainly holds no cookie, so that a request needs no look-up (a cheap
+    /// answer; `false` when it cannot tell cheaply).
+    var isCertainlyEmpty: Bool { get }
 }

@@ -11,6 +11,9 @@ import FoundationNetworking
 /// `HTTPCookieStorage` is documented as thread-safe; HotPotato adds a lock of its own so that a
 /// response's cookies are replaced as a whole.
 final class HTTPCookieStorageAdapter: CookieStoring, @unchecked Sendable {
+    /// Foundation's storage cannot tell cheaply: every request looks.
+    var isCertainlyEmpty: Bool { false }
+
     let storage: HTTPCookieStorage
     private let limits: CookieJar.Limits
     private let lock = NSLock()
