@@ -5,8 +5,9 @@
 // Binds 127.0.0.1 … 127.0.0.N (each address standing for another host; never 0.0.0.0), all on
 // one port (P, or one the kernel picks for 127.0.0.1), then writes that port to PATH (and to
 // standard output) and serves until killed. See BenchHandler for what it serves. Its sockets are
-// close-on-exec (NIO opens them so), and it raises its open-file limit to the hard limit: each
-// connection is a descriptor, and 10 000 streams need more than the usual 1 024.
+// close-on-exec (see CloseOnExecListener: NIO's own are not), and it raises its open-file limit
+// to the hard limit: each connection is a descriptor, and 10 000 streams need more than the
+// usual 1 024.
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -32,47 +33,20 @@ let readyFile = value(after: "--ready-file")
 let fileLimit = FileLimit.raiseToHardLimit()
 
 let stats = ServerStats()
-
-func makeBootstrap(_ stats: ServerStats) -> ServerBootstrap {
-    ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .serverChannelOption(.backlog, value: 4096)
-        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-        .childChannelOption(.maxMessagesPerRead, value: 4)
-        .childChannelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                try channel.pipeline.syncOperations.addHandler(BenchHandler(stats: stats))
-            }
-        }
-}
-
-/// Binds every address on one port: the first address's (picked by the kernel when 0), tried
-/// again with a new one when another address has it taken.
-func bindAll(hosts: Int, requestedPort: Int, stats: ServerStats) async throws -> (port: Int, channels: [any Channel]) {
-    let bootstrap = makeBootstrap(stats)
-    var lastError: (any Error)?
-    for _ in 0..<10 {
-        var channels: [any Channel] = []
-        do {
-            let first = try await bootstrap.bind(host: "127.0.0.1", port: requestedPort).get()
-            channels.append(first)
-            guard let port = first.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-            for host in 1..<hosts {
-                channels.append(try await bootstrap.bind(host: "127.0.0.\(host + 1)", port: port).get())
-            }
-            return (port, channels)
-        } catch {
-            lastError = error
-            for channel in channels { try? await channel.close() }
-            if requestedPort != 0 { break }
+let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+    .channelOption(.maxMessagesPerRead, value: 4)
+    .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+            try channel.pipeline.syncOperations.addHandler(BenchHandler(stats: stats))
         }
     }
-    throw lastError ?? ChannelError.unknownLocalAddress
-}
 
 do {
-    let (port, channels) = try await bindAll(hosts: hosts, requestedPort: requestedPort, stats: stats)
+    let listener = try CloseOnExecListener(hosts: hosts, port: requestedPort, bootstrap: bootstrap)
+    listener.start()
+    let port = listener.port
     let line = "bench-server: listening on 127.0.0.1…127.0.0.\(hosts) port \(port) (open-file limit \(fileLimit))\n"
     FileHandle.standardError.write(Data(line.utf8))
     if let readyFile {
@@ -81,7 +55,7 @@ do {
         guard rename(temporary, readyFile) == 0 else { fail("cannot write \(readyFile)") }
     }
     FileHandle.standardOutput.write(Data("\(port)\n".utf8))
-    try await channels[0].closeFuture.get()
+    while true { sleep(3600) }
 } catch {
     fail("\(error)")
 }
