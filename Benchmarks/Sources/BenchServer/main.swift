@@ -3,8 +3,8 @@
 //   bench-server [--hosts N] [--port P] [--ready-file PATH]
 //
 // Binds 127.0.0.1 … 127.0.0.N (each address standing for another host; never 0.0.0.0), all on
-// one port (P, or one the kernel picks for 127.0.0.1), then writes that port to PATH (and to
-// standard output) and serves until killed. See BenchHandler for what it serves. Its sockets are
+// one port (P, or one the kernel picks for 127.0.0.1), then writes that port to PATH (or, without
+// --ready-file, to standard output) and serves until killed. See BenchHandler for what it serves. Its sockets are
 // close-on-exec (see CloseOnExecListener: NIO's own are not), and it raises its open-file limit
 // to the hard limit: each connection is a descriptor, and 10 000 streams need more than the
 // usual 1 024.
@@ -53,8 +53,9 @@ do {
         let temporary = readyFile + ".tmp"
         try String(port).write(toFile: temporary, atomically: false, encoding: .utf8)
         guard rename(temporary, readyFile) == 0 else { fail("cannot write \(readyFile)") }
+    } else {
+        FileHandle.standardOutput.write(Data("\(port)\n".utf8))
     }
-    FileHandle.standardOutput.write(Data("\(port)\n".utf8))
     while true { sleep(3600) }
 } catch {
     fail("\(error)")
