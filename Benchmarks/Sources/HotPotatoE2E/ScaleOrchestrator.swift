@@ -32,7 +32,9 @@ struct ScaleOrchestrator {
         }
         let result = try spawnMeasured(executable, arguments, sampleThreads: true, killAfter: job.hardLimit)
         var sample = ScaleSample(result)
-        sample.serverPeakStreams = server.stats()["peakOpenStreams"]
+        let stats = server.stats()
+        sample.serverPeakStreams = stats["peakOpenStreams"]
+        sample.serverPeakConnections = stats["peakConnections"]
         return sample
     }
 
@@ -43,6 +45,7 @@ struct ScaleOrchestrator {
             "peak_threads=\(sample.peakThreads.map(String.init) ?? "?")",
             String(format: "rss=%.1fMiB cpu=%.2fs", sample.peakRSSMiB, sample.cpuSeconds),
             "server_peak_streams=\(sample.serverPeakStreams.map(String.init) ?? "?")",
+            "server_peak_connections=\(sample.serverPeakConnections.map(String.init) ?? "?")",
         ] + notes).joined(separator: " ")
     }
 }

@@ -39,15 +39,18 @@ struct ScalePlan {
     var fanOut: Int
     /// Seconds over which events are counted once the streams are open.
     var window: Double
+    /// Seconds the spread and head-of-line scenarios wait for their streams to open.
+    var openLimit: Double
     var companions: [String: String]
 
     static func full(companions: [String: String]) -> ScalePlan {
         ScalePlan(streamCounts: [1_000, 10_000], spreadStreams: 2_000, spreadHosts: 200, fanOut: 1_000, window: 10,
-                  companions: companions)
+                  openLimit: 30, companions: companions)
     }
 
     static func smoke(companions: [String: String]) -> ScalePlan {
-        ScalePlan(streamCounts: [100], spreadStreams: 200, spreadHosts: 20, fanOut: 100, window: 3, companions: companions)
+        ScalePlan(streamCounts: [100], spreadStreams: 200, spreadHosts: 20, fanOut: 100, window: 3,
+                  openLimit: 10, companions: companions)
     }
 
     /// The most hosts any scenario uses: bench-server binds 127.0.0.1 … 127.0.0.`hosts`.
@@ -76,13 +79,13 @@ struct ScalePlan {
         let small = "http://{host}:\(port)/small"
         var scenarios: [ScaleScenario] = []
         for count in streamCounts {
-            var job = ScaleJob(kind: .streams, url: events, count: count, openLimit: count <= 2_000 ? 30 : 60)
+            var job = ScaleJob(kind: .streams, url: events, count: count, openLimit: count <= 2_000 ? openLimit : 2 * openLimit)
             job.perHost = count
             job.window = window
             scenarios.append(ScaleScenario(title: "Open streams: \(Self.number(count)) event streams to one host",
                                            kind: .openStreams, job: job, cases: everyClient, note: Self.raisedNote))
         }
-        var spread = ScaleJob(kind: .streams, url: events, count: spreadStreams, openLimit: 30)
+        var spread = ScaleJob(kind: .streams, url: events, count: spreadStreams, openLimit: openLimit)
         spread.hosts = spreadHosts
         spread.window = window / 2
         scenarios.append(ScaleScenario(
@@ -90,7 +93,7 @@ struct ScalePlan {
             kind: .spread, job: spread, cases: everyClient,
             note: "\(spreadStreams / spreadHosts) streams to each of 127.0.0.1 … 127.0.0.\(spreadHosts). " + Self.defaultsNote))
         let count = streamCounts.first ?? 1_000
-        var headOfLine = ScaleJob(kind: .headOfLine, url: events, count: count, openLimit: 30)
+        var headOfLine = ScaleJob(kind: .headOfLine, url: events, count: count, openLimit: openLimit)
         headOfLine.perHost = count
         headOfLine.probeURL = small
         headOfLine.probeHosts = [2]
@@ -109,7 +112,7 @@ struct ScalePlan {
             kind: .perHostLimit, job: perHost, cases: everyClient,
             note: "Each client allowed 8 connections per host (as N above, N = 8). The GET to A should wait: "
                 + "the limit is reached; the GET to B should not."))
-        var fanOut = ScaleJob(kind: .fanOut, url: "http://{host}:\(port)/delay?ms=200", count: self.fanOut, openLimit: 60)
+        var fanOut = ScaleJob(kind: .fanOut, url: "http://{host}:\(port)/delay?ms=200", count: self.fanOut, openLimit: 2 * openLimit)
         scenarios.append(ScaleScenario(
             title: "Fan-out: \(Self.number(self.fanOut)) GETs of /delay?ms=200 at once over HTTP/1.1",
             kind: .fanOut, job: fanOut, cases: everyClient, note: Self.defaultsNote))
@@ -120,7 +123,7 @@ struct ScalePlan {
                 kind: .fanOut, job: fanOut,
                 cases: [everyClient[0]] + ahc,
                 note: Self.defaultsNote + " nginx (`http2_max_concurrent_streams` 128) proxies to bench-server over "
-                    + "kept-alive HTTP/1.1. No URLSession rows: FoundationNetworking on Linux cannot be told to trust "
+                    + "kept-alive HTTP/1.1 (the server's connections are nginx's). No URLSession rows: FoundationNetworking on Linux cannot be told to trust "
                     + "the run's own certificate authority (`URLSessionCertificateAuthorityInfoFile` is read on "
                     + "Android only)."))
         }

@@ -15,7 +15,7 @@ extension ScaleReport {
             text += "| \(label(result)) | \(opened) | " + cells.joined(separator: " | ") + " | " + resources(result) + " |\n"
         }
         if hosts.contains(2) {
-            text += ratios(results, heading: "Ratio (GET to B's time)") { ours, theirs in
+            text += ratios(results, heading: "HotPotato ÷ peer: GET to B's time") { ours, theirs in
                 ratio(ours.value("probe2_ms"), theirs.value("probe2_ms"))
             }
         }

@@ -24,7 +24,8 @@ enum ScaleReport {
             + "- bench-server (SwiftNIO) on 127.0.0.1 … 127.0.0.\(serverHosts), one port\n\n"
             + "Runs per case: \(runs)\(runs > 1 ? ", interleaved; medians" : ""). Peak threads: sampled every 100 ms "
             + "from outside the process (they include the harness driver's own monitor thread). Every case has "
-            + "a hard time limit and reports what happened within it.\n\n"
+            + "a hard time limit and reports what happened within it. Ratios are HotPotato's figure divided by the "
+            + "peer's (below 1: HotPotato took less), given only where both finished the job.\n\n"
     }
 
     // MARK: - Shared pieces

@@ -15,6 +15,8 @@ struct ScaleSample {
     var cpuSeconds: Double = 0
     /// The most event streams bench-server held open at once during the case.
     var serverPeakStreams: Int?
+    /// The most connections bench-server held at once during the case.
+    var serverPeakConnections: Int?
 
     init(_ result: ChildResult) {
         status = result.status
@@ -67,17 +69,17 @@ struct ScaleResult {
         samples.reduce(into: [:]) { notes, sample in notes.merge(sample.notes) { first, _ in first } }
     }
 
-    var peakThreads: Double? {
-        let values = samples.compactMap(\.peakThreads).map(Double.init)
-        return values.isEmpty ? nil : median(values)
-    }
+    var peakThreads: Double? { medianOf(\.peakThreads) }
 
     var peakRSSMiB: Double { median(samples.map(\.peakRSSMiB)) }
     var cpuSeconds: Double { median(samples.map(\.cpuSeconds)) }
     var finished: Bool { samples.allSatisfy(\.finished) }
 
-    var serverPeakStreams: Double? {
-        let values = samples.compactMap(\.serverPeakStreams).map(Double.init)
+    var serverPeakStreams: Double? { medianOf(\.serverPeakStreams) }
+    var serverPeakConnections: Double? { medianOf(\.serverPeakConnections) }
+
+    private func medianOf(_ field: KeyPath<ScaleSample, Int?>) -> Double? {
+        let values = samples.compactMap { $0[keyPath: field] }.map(Double.init)
         return values.isEmpty ? nil : median(values)
     }
 }

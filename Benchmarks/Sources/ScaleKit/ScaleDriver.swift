@@ -92,6 +92,9 @@ public enum ScaleDriver {
 
     static func monitorStreams(_ job: ScaleJob, _ tally: ScaleTally, _ start: UInt64) -> Never {
         var fields = awaitOpening(job, tally, start)
+        // Half an interval (of 1 s) later, so that the window's ends fall between two events of
+        // streams that opened together, not on them.
+        usleep(500_000)
         let windowStart = ScaleTally.now()
         let before = tally.current.events
         wait(until: job.window, from: windowStart, tally) { _ in false }
@@ -121,6 +124,9 @@ public enum ScaleDriver {
         wait(until: job.probeLimit, from: probeStart, tally) { _ in
             job.probeHosts.allSatisfy { tally.probeResult(host: $0) != nil }
         }
+        // The streams held a second more, so that the thread count sampled from outside (every
+        // 100 ms) sees the process with them open, however fast the probes answered.
+        wait(until: tally.seconds(since: probeStart) + 1, from: probeStart, tally) { _ in false }
         let snapshot = tally.current
         fields += [("opened_at_probe_end", Double(snapshot.opened)), ("failed", Double(snapshot.failed)),
                    ("probe_limit_s", job.probeLimit)]
