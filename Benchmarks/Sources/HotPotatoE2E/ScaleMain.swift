@@ -13,6 +13,8 @@ enum ScaleMain {
         var streams: Int?
         var fanOut: Int?
         var only: String?
+        /// The clients to run (`hp-curl`, `hp-urlsession`, `urlsession`, `ahc`); all when nil.
+        var clients: Set<String>?
     }
 
     /// Runs the selected scenarios; the Markdown report.
@@ -51,7 +53,7 @@ enum ScaleMain {
                 continue
             }
             log("\(scenario.title):")
-            report += ScaleReport.markdown(scenario, try orchestrator.run(scenario))
+            report += ScaleReport.markdown(scenario, try orchestrator.run(scenario.keeping(options.clients)))
         }
         return report
     }

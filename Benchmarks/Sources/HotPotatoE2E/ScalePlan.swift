@@ -14,6 +14,14 @@ struct ScaleCaseSpec {
     let runner: Runner
     /// HotPotato rows get ratios against every peer of their scenario.
     let isHotPotato: Bool
+
+    /// The name `--clients` selects it by: `hp-curl`, `hp-urlsession`, `urlsession`, `ahc`.
+    var client: String {
+        switch runner {
+        case .harness(let client): client
+        case .companion: "ahc"
+        }
+    }
 }
 
 /// A scale scenario: one job, run by every client alike.
@@ -26,6 +34,12 @@ struct ScaleScenario {
     let cases: [ScaleCaseSpec]
     /// What the table's reader must know: the settings each client ran with.
     let note: String
+
+    /// The scenario with only the cases of `clients` (all when nil).
+    func keeping(_ clients: Set<String>?) -> ScaleScenario {
+        guard let clients else { return self }
+        return ScaleScenario(title: title, kind: kind, job: job, cases: cases.filter { clients.contains($0.client) }, note: note)
+    }
 }
 
 /// The scale scenarios of a run (`--scale`), against bench-server (and, for HTTP/2, nginx in

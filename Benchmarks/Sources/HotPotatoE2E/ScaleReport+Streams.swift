@@ -10,7 +10,8 @@ extension ScaleReport {
         for result in results {
             let opened = result.value("opened")
             let allOpen = result.value("all_open") == 1
-            let openCell = allOpen ? seconds(result.value("open_s")) : "not within \(plain(job.openLimit)) s"
+            let openCell = allOpen ? seconds(result.value("open_s"))
+                : result.finished ? "not within \(plain(job.openLimit)) s" : "no: the process ended (below)"
             let firstCell = "\(seconds(result.value("first_p50_s"))) / \(seconds(result.value("first_max_s")))"
             text += "| \(label(result)) | \(count(opened)) of \(count(Double(job.count))) | \(openCell) | \(firstCell) | "
                 + "\(eventsCell(result)) | \(count(result.value("failed"))) | \(count(result.serverPeakStreams)) | "

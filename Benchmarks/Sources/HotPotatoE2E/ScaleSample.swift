@@ -38,7 +38,19 @@ struct ScaleSample {
         }
         if !finished {
             fields = progress
-            notes["exit"] = killed ? "killed at the harness's deadline" : "ended with status \(status) before reporting"
+            let when = progress["t"].map { " about \(ScaleReport.plain($0)) s in" } ?? ""
+            notes["exit"] = killed ? "killed at the harness's deadline" : "ended\(when) with \(Self.describe(status)), before reporting"
+        }
+    }
+
+    /// An exit status as rusage-exec reports it (128 + N for signal N).
+    static func describe(_ status: Int32) -> String {
+        switch status {
+        case 132: "status 132 (SIGILL: a Swift runtime trap)"
+        case 134: "status 134 (SIGABRT)"
+        case 137: "status 137 (SIGKILL)"
+        case 139: "status 139 (SIGSEGV)"
+        default: "status \(status)"
         }
     }
 

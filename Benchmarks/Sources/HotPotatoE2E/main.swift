@@ -2,8 +2,9 @@
 //
 //   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--ahc PATH | --no-ahc]
 //   hotpotato-e2e case NAME URL DESTINATION COUNT      (one case, in a child process)
-//   hotpotato-e2e --scale [--smoke] [--runs N] [--streams N] [--fanout N] [--only TEXT] [--output FILE.md]
-//                 [--ahc PATH | --no-ahc]                (the scale scenarios: see ScaleMain)
+//   hotpotato-e2e --scale [--smoke] [--runs N] [--streams N] [--fanout N] [--only TEXT]
+//                 [--clients hp-curl,hp-urlsession,urlsession,ahc] [--output FILE.md] [--ahc PATH | --no-ahc]
+//                                                      (the scale scenarios: see ScaleMain)
 //   hotpotato-e2e scale CLIENT key=value…              (one scale case, in a child process)
 //
 // Starts nginx on 127.0.0.1 with its own configuration in a temporary directory, generates the
@@ -61,7 +62,7 @@ if arguments.contains("--scale") {
         let options = ScaleMain.Options(
             smoke: arguments.contains("--smoke"), runs: value(after: "--runs").flatMap(Int.init),
             streams: value(after: "--streams").flatMap(Int.init), fanOut: value(after: "--fanout").flatMap(Int.init),
-            only: only)
+            only: only, clients: value(after: "--clients").map { Set($0.split(separator: ",").map(String.init)) })
         let report = try ScaleMain.run(options, companions: companions, selfPath: selfPath, log: log)
         print(report, terminator: "")
         if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }

@@ -86,10 +86,6 @@ public enum ScaleDriver {
         ]
     }
 
-    static func noteErrors(_ tally: ScaleTally) {
-        for (kind, text) in tally.errors.sorted(by: { $0.key < $1.key }) { ScaleOutput.note("\(kind)_error", text) }
-    }
-
     static func monitorStreams(_ job: ScaleJob, _ tally: ScaleTally, _ start: UInt64) -> Never {
         var fields = awaitOpening(job, tally, start)
         // Half an interval (of 1 s) later, so that the window's ends fall between two events of
@@ -103,7 +99,6 @@ public enum ScaleDriver {
             ("window_s", tally.seconds(since: windowStart)), ("window_events", Double(after.events - before)),
             ("failed", Double(after.failed)), ("ended", Double(after.ended)),
         ]
-        noteErrors(tally)
         ScaleOutput.finish(fields)
     }
 
@@ -139,7 +134,6 @@ public enum ScaleDriver {
             case nil: fields.append(("probe\(host)_unanswered", 1))
             }
         }
-        noteErrors(tally)
         ScaleOutput.finish(fields)
     }
 
@@ -147,7 +141,6 @@ public enum ScaleDriver {
         wait(until: job.openLimit, from: start, tally) { $0.answered + $0.failed >= job.count }
         let snapshot = tally.current
         let allDone = snapshot.answered + snapshot.failed >= job.count
-        noteErrors(tally)
         ScaleOutput.finish([
             ("count", Double(job.count)), ("answered", Double(snapshot.answered)), ("failed", Double(snapshot.failed)),
             ("all_done", allDone ? 1 : 0), ("total_s", allDone ? snapshot.lastCompletion : tally.seconds(since: start)),

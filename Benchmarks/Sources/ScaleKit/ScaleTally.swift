@@ -45,13 +45,18 @@ final class ScaleTally: @unchecked Sendable {
         }
     }
 
-    /// A stream or a GET failed; the first error of each `kind` is kept.
+    /// A stream or a GET failed; the first error of each `kind` is kept, and printed at once (a
+    /// process that crashes later still told it).
     func failed(_ kind: String, _ error: any Error) {
         lock.lock()
-        defer { lock.unlock() }
         snapshot.failed += 1
         snapshot.lastCompletion = seconds(since: start)
-        if firstErrors[kind] == nil { firstErrors[kind] = String(describing: error) }
+        let first = firstErrors[kind] == nil
+        if first { firstErrors[kind] = String(describing: error) }
+        lock.unlock()
+        if first {
+            ScaleOutput.note("\(kind)_error", "at \(String(format: "%.1f", seconds(since: start))) s: \(error)")
+        }
     }
 
     /// A stream ended without an error (the server never ends one).
@@ -79,12 +84,6 @@ final class ScaleTally: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return snapshot
-    }
-
-    var errors: [String: String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return firstErrors
     }
 
     func probeResult(host: Int) -> Result<Double, ScaleClientError>? {
