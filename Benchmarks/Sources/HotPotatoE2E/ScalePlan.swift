@@ -101,7 +101,7 @@ struct ScalePlan {
         }
         var spread = ScaleJob(kind: .streams, url: events, count: spreadStreams, openLimit: openLimit)
         spread.hosts = spreadHosts
-        spread.window = window / 2
+        spread.window = max(2, (window / 2).rounded(.down))  // whole seconds: events come once a second
         scenarios.append(ScaleScenario(
             title: "Spread: \(Self.number(spreadStreams)) event streams over \(spreadHosts) hosts, at the defaults",
             kind: .spread, job: spread, cases: everyClient,

@@ -14,7 +14,7 @@ extension ScaleReport {
                 : result.finished ? "not within \(plain(job.openLimit)) s" : "no: the process ended (below)"
             let firstCell = "\(seconds(result.value("first_p50_s"))) / \(seconds(result.value("first_max_s")))"
             text += "| \(label(result)) | \(count(opened)) of \(count(Double(job.count))) | \(openCell) | \(firstCell) | "
-                + "\(eventsCell(result)) | \(count(result.value("failed"))) | \(count(result.serverPeakStreams)) | "
+                + "\(eventsCell(result, window: job.window)) | \(count(result.value("failed"))) | \(count(result.serverPeakStreams)) | "
                 + resources(result) + " |\n"
         }
         text += ratios(results, heading: "HotPotato ÷ peer: time to open all · peak RSS · peak threads") { ours, theirs in
@@ -30,12 +30,10 @@ extension ScaleReport {
     }
 
     /// The events counted over the window, against one per open stream per second.
-    private static func eventsCell(_ result: ScaleResult) -> String {
+    private static func eventsCell(_ result: ScaleResult, window: Double) -> String {
         guard let events = result.value("window_events") else { return "—" }
-        guard let opened = result.value("opened"), let window = result.value("window_s"), opened > 0 else {
-            return count(events)
-        }
-        let expected = opened * window.rounded()
+        guard let opened = result.value("opened"), opened > 0, window > 0 else { return count(events) }
+        let expected = opened * window
         return "\(count(events)) (" + String(format: "%.0f %%", 100 * events / expected) + ")"
     }
 }
