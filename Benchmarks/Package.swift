@@ -11,6 +11,10 @@
 // Microbenchmarks (ordo-one/benchmark), handlers fed in memory:
 //   swift package benchmark
 //   swift package benchmark thresholds check --path Thresholds/6.3  malloc counts against Thresholds/<Swift version>/
+// Scale (many event streams, head-of-line blocking, fan-out) against bench-server, a SwiftNIO
+// server of the benchmarks' own on 127.0.0.1…127.0.0.200 (see BENCHMARKS.md):
+//   ./run-e2e.sh --scale                                            N = 1 000 and 10 000
+//   ./run-e2e.sh --scale --smoke --no-ahc                           small sizes
 
 import PackageDescription
 
@@ -23,11 +27,12 @@ let package = Package(
         .package(name: "HotPotato", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
             name: "hotpotato-e2e",
-            dependencies: [.product(name: "HotPotato", package: "HotPotato"), "BenchmarkFixtures"],
+            dependencies: [.product(name: "HotPotato", package: "HotPotato"), "BenchmarkFixtures", "ScaleKit"],
             path: "Sources/HotPotatoE2E",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -35,8 +40,29 @@ let package = Package(
         // the smoke run does not have to build SwiftNIO.
         .executableTarget(
             name: "ahc-e2e",
-            dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client"), "ScaleKit"],
             path: "Sources/AHCE2E",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // What every client process of the scale scenarios shares: the scenario drivers, their
+        // time limits and their report lines. Foundation only, so that it adds nothing to a
+        // client's memory that the client does not load itself.
+        .target(
+            name: "ScaleKit",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The scale scenarios' server: event streams, delayed and small answers, on loopback
+        // addresses only (127.0.0.1 … 127.0.0.N standing for N hosts).
+        .executableTarget(
+            name: "bench-server",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "ScaleKit",
+            ],
+            path: "Sources/BenchServer",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .target(

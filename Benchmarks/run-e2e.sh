@@ -5,11 +5,20 @@
 #   Benchmarks/run-e2e.sh                     the full run (1 MiB, 100 MiB, 1 GiB; 5 runs each)
 #   Benchmarks/run-e2e.sh --smoke --no-ahc    small sizes, one run each (CI)
 #   Benchmarks/run-e2e.sh --output e2e.md     also write the Markdown report to a file
+#   Benchmarks/run-e2e.sh --scale             the scale scenarios alone (many event streams,
+#                                             head-of-line, fan-out) against bench-server, which is
+#                                             built too (SwiftNIO; AsyncHTTPClient's rows unless
+#                                             --no-ahc, even with --smoke)
 set -euo pipefail
 cd "$(dirname "$0")"
 swift build -c release --product rusage-exec
 swift build -c release --product hotpotato-e2e
-if [[ " $* " != *" --smoke "* && " $* " != *" --no-ahc "* ]]; then
+if [[ " $* " == *" --scale "* ]]; then
+  swift build -c release --product bench-server
+  if [[ " $* " != *" --no-ahc "* ]]; then
+    swift build -c release --product ahc-e2e
+  fi
+elif [[ " $* " != *" --smoke "* && " $* " != *" --no-ahc "* ]]; then
   swift build -c release --product ahc-e2e
 fi
 exec .build/release/hotpotato-e2e "$@"

@@ -1,11 +1,13 @@
 // ahc-e2e: the AsyncHTTPClient peers of the end-to-end run, one case per process, printing
 //   RESULT bytes=… seconds=… cpu=… requests=…
 // like hotpotato-e2e's own cases. Usage: ahc-e2e CASE URL DESTINATION COUNT
+// The scale scenarios' client: ahc-e2e scale ahc key=value… (see ScaleKit's ScaleJob).
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import ScaleKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,6 +35,13 @@ func collected(_ client: HTTPClient, _ url: String) async throws -> Int64 {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 3, arguments[1] == "scale", arguments[2] == "ahc" {
+    guard let job = try? ScaleJob(arguments: Array(arguments.dropFirst(3))) else {
+        print("usage: ahc-e2e scale ahc key=value…")
+        exit(2)
+    }
+    await ScaleDriver.run(job, client: AHCScaleClient(perHost: job.perHost))
+}
 guard arguments.count == 5, let count = Int(arguments[4]) else {
     print("usage: ahc-e2e CASE URL DESTINATION COUNT")
     exit(2)

@@ -18,6 +18,10 @@ public struct ChildResult {
     public var cpuSeconds: Double
     /// The child's peak resident memory, in KiB.
     public var maxRSSKiB: Int
+    /// The most threads the child was seen with, when `spawnMeasured` sampled them.
+    public var peakThreads: Int? = nil
+    /// Whether `spawnMeasured` killed the child at its deadline.
+    public var killed = false
 }
 
 /// Runs a program to completion with `posix_spawn` and `wait4`, so that its CPU time and peak
@@ -74,13 +78,21 @@ public func findExecutable(_ name: String) -> String? {
 
 /// Runs a program under `rusage-exec` (beside this executable), which forks it from a small
 /// process, so that its peak memory is its own rather than this harness's.
-public func spawnMeasured(_ executable: String, _ arguments: [String]) throws -> ChildResult {
+///
+/// - Parameters:
+///   - sampleThreads: Whether to sample the child's thread count every 100 ms (`peakThreads`).
+///   - killAfter: Seconds after which a child still running is killed (`killed`): a hard limit.
+public func spawnMeasured(
+    _ executable: String, _ arguments: [String], sampleThreads: Bool = false, killAfter: Double? = nil
+) throws -> ChildResult {
     let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let helper = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("rusage-exec").path
     guard FileManager.default.isExecutableFile(atPath: helper) else {
         throw HarnessError("rusage-exec is missing beside \(selfPath); build the benchmark package's products")
     }
-    var result = try spawnAndWait(helper, [executable] + arguments)
+    var options: [String] = sampleThreads ? ["--threads"] : []
+    if let killAfter { options += ["--kill-after", String(killAfter)] }
+    var result = try spawnAndWait(helper, options + [executable] + arguments)
     guard let line = result.output.split(separator: "\n").last(where: { $0.hasPrefix("RUSAGE ") }) else {
         throw HarnessError("rusage-exec failed: \(result.output)")
     }
@@ -91,6 +103,8 @@ public func spawnMeasured(_ executable: String, _ arguments: [String]) throws ->
         case "status": result.status = Int32(parts[1]) ?? -1
         case "maxrss_kib": result.maxRSSKiB = Int(parts[1]) ?? -1
         case "cpu": result.cpuSeconds = Double(parts[1]) ?? .nan
+        case "peak_threads": result.peakThreads = Int(parts[1])
+        case "killed": result.killed = parts[1] == "1"
         default: break
         }
     }

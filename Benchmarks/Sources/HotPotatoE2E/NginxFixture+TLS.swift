@@ -32,15 +32,27 @@ extension NginxFixture {
         return TLSFiles(certificateAuthority: file("ca.pem"), certificate: file("server.pem"), key: file("server.key"))
     }
 
-    /// nginx's server block for HTTPS on `port`, offering HTTP/2 and HTTP/1.1 in ALPN.
-    static func tlsServer(port: Int, root: URL, files: TLSFiles) -> String {
-        """
-        server {
-            listen 127.0.0.1:\(port) ssl http2;
-            ssl_certificate \(files.certificate);
-            ssl_certificate_key \(files.key);
-            root \(root.path);
-        }
-        """
+    /// nginx's server block for HTTPS on `port`, offering HTTP/2 and HTTP/1.1 in ALPN; with
+    /// `proxied`, `/delay` and `/small` go to bench-server (``benchServerUpstream(_:)``).
+    static func tlsServer(port: Int, root: URL, files: TLSFiles, proxied: Bool = false) -> String {
+        let proxy = """
+                location = /delay { proxy_pass http://bench_server; proxy_http_version 1.1; proxy_set_header Connection ""; }
+                location = /small { proxy_pass http://bench_server; proxy_http_version 1.1; proxy_set_header Connection ""; }
+            """
+        return """
+            server {
+                listen 127.0.0.1:\(port) ssl http2;
+                ssl_certificate \(files.certificate);
+                ssl_certificate_key \(files.key);
+                root \(root.path);
+            \(proxied ? proxy : "")
+            }
+            """
+    }
+
+    /// bench-server on 127.0.0.1 as an upstream, its connections kept alive between requests
+    /// (HTTP/1.1, `keepalive`), so that each proxied request does not open one of its own.
+    static func benchServerUpstream(_ port: Int) -> String {
+        "upstream bench_server { server 127.0.0.1:\(port); keepalive 256; }"
     }
 }

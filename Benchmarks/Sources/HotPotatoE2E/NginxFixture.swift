@@ -17,7 +17,9 @@ final class NginxFixture {
     let certificateAuthority: String?
     private var pid: pid_t = 0
 
-    init(fileSizes: [Int], jsonBytes: Int) throws {
+    /// - Parameter benchServerPort: bench-server's port on 127.0.0.1, when the HTTPS server is to
+    ///   proxy `/delay` and `/small` to it (the scale scenarios' HTTP/2 fan-out).
+    init(fileSizes: [Int], jsonBytes: Int, benchServerPort: Int? = nil) throws {
         guard let nginx = findExecutable("nginx") else {
             throw HarnessError("nginx is not installed (Debian: apt-get install nginx-light)")
         }
@@ -35,7 +37,9 @@ final class NginxFixture {
         let securePort = tls == nil ? nil : try Self.freePort()
         tlsPort = securePort
         certificateAuthority = tls?.certificateAuthority
-        let tlsServer = tls.map { [root] in Self.tlsServer(port: securePort ?? 0, root: root, files: $0) } ?? ""
+        let tlsServer = tls.map { [root] in
+            Self.tlsServer(port: securePort ?? 0, root: root, files: $0, proxied: benchServerPort != nil)
+        } ?? ""
         let config = """
             daemon off;
             master_process on;
@@ -57,6 +61,7 @@ final class NginxFixture {
                 scgi_temp_path \(directory.path)/scgi;
                 types { application/json json; application/octet-stream bin; }
                 server { listen 127.0.0.1:\(port); root \(root.path); }
+                \(benchServerPort.map(Self.benchServerUpstream) ?? "")
                 \(tlsServer)
             }
             """

@@ -2,6 +2,10 @@
 //
 //   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--ahc PATH | --no-ahc]
 //   hotpotato-e2e case NAME URL DESTINATION COUNT      (one case, in a child process)
+//   hotpotato-e2e --scale [--smoke] [--runs N] [--streams N] [--fanout N] [--only TEXT]
+//                 [--clients hp-curl,hp-urlsession,urlsession,ahc] [--output FILE.md] [--ahc PATH | --no-ahc]
+//                                                      (the scale scenarios: see ScaleMain)
+//   hotpotato-e2e scale CLIENT key=value…              (one scale case, in a child process)
 //
 // Starts nginx on 127.0.0.1 with its own configuration in a temporary directory, generates the
 // files, runs every case interleaved (A B A B …) in fresh processes, and prints one Markdown table
@@ -26,6 +30,10 @@ if arguments.first == "case" {
     }
 }
 
+if arguments.first == "scale" {
+    await ScaleCase.run(Array(arguments.dropFirst()))
+}
+
 func value(after flag: String) -> String? {
     guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
@@ -47,6 +55,22 @@ let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/pro
 
 func log(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+if arguments.contains("--scale") {
+    do {
+        let options = ScaleMain.Options(
+            smoke: arguments.contains("--smoke"), runs: value(after: "--runs").flatMap(Int.init),
+            streams: value(after: "--streams").flatMap(Int.init), fanOut: value(after: "--fanout").flatMap(Int.init),
+            only: only, clients: value(after: "--clients").map { Set($0.split(separator: ",").map(String.init)) })
+        let report = try ScaleMain.run(options, companions: companions, selfPath: selfPath, log: log)
+        print(report, terminator: "")
+        if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }
+        exit(0)
+    } catch {
+        log("error: \(error)")
+        exit(1)
+    }
 }
 
 do {
