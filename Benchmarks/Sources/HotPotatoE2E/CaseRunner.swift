@@ -46,8 +46,8 @@ enum CaseRunner {
         var configuration = Session.Configuration()
         configuration.requestTimeout = 120
         if job.hasSuffix("burst") {
-            // Over HTTPS, with the default limits: at most `maximumConcurrentTransfers` (32) in
-            // flight, the rest waiting in line, as AsyncHTTPClient keeps to its own.
+            // Over HTTPS, with the default limits: at most `maximumConnectionsPerHost` (8)
+            // HTTP/1.1 connections, the rest waiting in line, as AsyncHTTPClient keeps to its own.
             configuration.httpVersionPolicy = job == "h1burst" ? .http1_1Only : .automatic
             if let authority = ProcessInfo.processInfo.environment["HOTPOTATO_E2E_CA"] {
                 configuration.certificateAuthorities = URL(fileURLWithPath: authority)

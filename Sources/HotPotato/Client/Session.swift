@@ -37,6 +37,9 @@ public final class Session: Sendable {
     let transport: any TransportEngine
     /// What the session's requests store cookies in and send them from, if anything.
     let cookieBackend: (any CookieStoring)?
+    /// Set by ``invalidate()``: a call started before it and still between attempts (adapting,
+    /// waiting to retry, or not sent yet) ends cancelled, as the calls in flight do.
+    private let invalidated = Locked(false)
 
     /// Creates a session.
     /// - Parameters:
@@ -61,14 +64,19 @@ public final class Session: Sendable {
         }
     }
 
+    /// Whether ``invalidate()`` was called.
+    var isInvalidated: Bool { invalidated.withLock { $0 } }
+
     /// A session that goes away lets its requests in flight finish, then releases its resources.
     deinit {
         transport.invalidate(cancellingTransfers: false)
     }
 
-    /// Cancels the requests in flight and releases the session's `URLSession`. Requests started
-    /// afterwards fail.
+    /// Cancels the requests in flight — those between attempts or waiting to retry too — and
+    /// releases the session's resources. Requests started afterwards fail with
+    /// ``HotPotatoError/Code/invalidRequest``.
     public func invalidate() {
+        invalidated.withLock { $0 = true }
         transport.invalidate(cancellingTransfers: true)
     }
 }

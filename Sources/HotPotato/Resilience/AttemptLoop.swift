@@ -23,6 +23,10 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
     /// Where a download keeps the body of one attempt for the next; closed when the call ends.
     private let carry = AttemptCarry()
     private let startTime = DispatchTime.now().uptimeNanoseconds
+    /// Whether the session was open when the call started: invalidating it afterwards cancels
+    /// the call, even between attempts (a call started on an invalidated session fails with
+    /// ``HotPotatoError/Code/invalidRequest``, as its engine says).
+    private let startedOnOpenSession: Bool
     private let state = Locked(State())
 
     private enum Phase {
@@ -51,6 +55,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         self.monitors = monitors
         self.progress = progress
         mayRetry = retryPolicy.mayRetry || !interceptors.isEmpty
+        startedOnOpenSession = !request.session.isInvalidated
     }
 
     /// Starts the attempts on a task of their own.
@@ -82,6 +87,9 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
 
     private var isCancelled: Bool { state.withLock { $0.cancelled } }
 
+    /// Whether the session was invalidated since the call started.
+    private var sessionWasInvalidated: Bool { startedOnOpenSession && request.session.isInvalidated }
+
     private var elapsed: TimeInterval {
         Double(DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000_000
     }
@@ -106,12 +114,12 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         while true {
             // Counted when sent (see `send`): an attempt that fails to adapt was not made.
             let attempt = state.withLock { $0.attempts } + 1
-            if isCancelled { return concludeCancelled() }
+            if isCancelled || sessionWasInvalidated { return concludeCancelled() }
             let adapted: URLRequest
             do throws(HotPotatoError) {
                 adapted = try await adapt(original, for: session)
             } catch {
-                if isCancelled { return concludeCancelled() }
+                if isCancelled || sessionWasInvalidated { return concludeCancelled() }
                 return conclude(.failure(error))
             }
             let sentAt = DispatchTime.now().uptimeNanoseconds
@@ -126,6 +134,8 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             }
             state.withLock { if case .transferring = $0.phase { $0.phase = .between } }
             if isCancelled { return concludeCancelled() }
+            // An attempt the engine refused because the session was invalidated meanwhile.
+            if error.code == .invalidRequest, sessionWasInvalidated { return concludeCancelled() }
             if error.code == .cancelled || !transfer.allowsAnotherAttempt { return conclude(outcome) }
             var context = RetryContext(
                 request: adapted, error: error, attempt: attempt, earlierErrors: earlierErrors, elapsed: elapsed,
@@ -148,8 +158,21 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             // Bounded: an interceptor may retry without end, and each error keeps its error body.
             if earlierErrors.count > RetryContext.earlierErrorLimit { earlierErrors.removeFirst() }
             monitors?.send(.retryScheduled(attempt: attempt, delay: delay, error: error))
-            if delay > 0 {
-                try? await Task.sleep(nanoseconds: UInt64(min(delay, 86_400) * 1_000_000_000))
+            if delay > 0 { await wait(delay) }
+        }
+    }
+
+    /// Waits `delay` seconds before a retry: cut short by a cancel (which cancels the task) or,
+    /// within a quarter of a second, by the session's invalidation.
+    private func wait(_ delay: TimeInterval) async {
+        let end = DispatchTime.now().uptimeNanoseconds &+ UInt64(min(delay, 86_400) * 1_000_000_000)
+        while !sessionWasInvalidated {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < end else { return }
+            do {
+                try await Task.sleep(nanoseconds: min(end - now, 250_000_000))
+            } catch {
+                return
             }
         }
     }

@@ -197,4 +197,28 @@ import Testing
         #expect(Date().timeIntervalSince(cancelled) < 10, "not the 30 s the server asked for")
         #expect(server.records("/status/\(name)").count == 1, "no second attempt after the cancel")
     }
+
+    /// `Session.invalidate()` cancels the calls in flight, those waiting to retry too: they end
+    /// cancelled, promptly, and make no further attempt; a call started afterwards is refused.
+    @Test(arguments: allEngines)
+    func invalidatingTheSessionDuringTheWaitCancelsTheCall(engine: Session.Engine) async throws {
+        let server = try await TestServers.retry()
+        let name = Self.unique("invalidated")
+        let session = testSession(engine: engine)
+        let call = session.get(server.url("/status/\(name)?fail=1&retryAfter=30"))
+            .retry(RetryPolicy(maximumAttempts: 2)).start()
+        let deadline = Date().addingTimeInterval(10)
+        while server.records("/status/\(name)").isEmpty, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let invalidated = Date()
+        session.invalidate()
+        let error = await expectFailure { try await call.response() }
+        #expect(error?.code == .cancelled)
+        #expect(Date().timeIntervalSince(invalidated) < 10, "not the 30 s the server asked for")
+        #expect(server.records("/status/\(name)").count == 1, "no second attempt after the invalidation")
+        let after = await expectFailure {
+            try await session.get(server.url("/status/\(Self.unique("after"))")).retry(RetryPolicy(maximumAttempts: 2)).response()
+        }
+        #expect(after?.code == .invalidRequest)
+    }
 }
