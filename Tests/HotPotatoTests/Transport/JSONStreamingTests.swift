@@ -46,6 +46,33 @@ import Testing
         #expect(events == Self.expected(60), "the meta.items array before it is not streamed")
     }
 
+    /// Many streams of a slow body at once, each on a session of its own: some consumers fall
+    /// behind, their buffers fill, a chunk is set aside and the transfer held. When the last
+    /// chunk set aside holds only part of an element, the consumer parses it and then waits for
+    /// the transfer, which must go on: it stayed held, and 87 of 150 such streams hung, on the
+    /// curl engine.
+    @Test(arguments: allEngines) func manyStreamsOfASlowBodyAllEnd(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let url = server.url("/jsonarray?count=60&key=users&chunk=37&delayMs=2")
+        let ended = Locked(0)
+        let failures = Locked<[String]>([])
+        let inTime = await finishes(within: 90) {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<100 {
+                    group.addTask {
+                        let stream = testSession(engine: engine).get(url).streamJSONArray(of: Event.self, atKeyPath: "users")
+                        let (events, error) = await Self.collect(stream)
+                        if let error { failures.withLock { $0.append("\(error)") } }
+                        if events != Self.expected(60) { failures.withLock { $0.append("\(events.count) events") } }
+                        ended.withLock { $0 += 1 }
+                    }
+                }
+            }
+        }
+        #expect(inTime, "streams hung: \(ended.withLock { $0 }) of 100 ended")
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
+    }
+
     @Test(arguments: allEngines) func topLevelArray(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let stream = testSession(engine: engine).get(server.url("/jsonarray?count=100")).streamJSONArray(of: Event.self)

@@ -48,6 +48,8 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         var closed = false
         /// The `URLSession` is invalidated (or is being): no task may be made, or URLSession traps.
         var sessionInvalidated = false
+        /// The session was invalidated with its transfers: those not started yet were cancelled.
+        var transfersCancelled = false
         /// The transfers of calls started before the session closed, whose first task is not made
         /// yet (see ``launch(_:)``).
         var launching: [URLSessionTransfer] = []
@@ -185,7 +187,12 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
         // URLSession traps when a task is made on an invalidated session; fail the call instead.
         guard transfer.start(makeTask(for: transfer, replacing: nil, request: request, body: body, launching: true)) else {
-            transfer.sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
+            // A call started before the session was invalidated with its transfers was cancelled
+            // by it: that is its outcome, not a refusal.
+            let cancelled = transfer.isStopped || registry.withLock { $0.transfersCancelled }
+            transfer.sink.fail(cancelled
+                ? HotPotatoError(.cancelled, reason: "The request was cancelled.")
+                : HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return
         }
     }
@@ -200,6 +207,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             // the last one to end invalidates the session (see `release`).
             let now = cancellingTransfers || registry.isIdle
             if now { registry.sessionInvalidated = true }
+            registry.transfersCancelled = cancellingTransfers
             return (true, Array(registry.transfers.values) + registry.launching, now)
         }
         creation.unlock()

@@ -129,6 +129,9 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     /// Resumes the first task, made for the request given to `init`; returns `false` when there
     /// is none (the session is invalidated).
+    /// Whether the transfer was stopped (cancelled, or its session invalidated with it).
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
     func start(_ task: URLSessionTask?) -> Bool {
         guard let task else { return false }
         // Resumed under the lock, so that `stop()` never finds a task that is not running yet.

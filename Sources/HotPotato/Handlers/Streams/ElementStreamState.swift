@@ -258,7 +258,13 @@ final class ElementStreamState<Parser: ElementStreamParsing>: @unchecked Sendabl
                 outcomeDelivered = true
                 return first ? outcome.map { nil } : .success(nil)
             }
-            guard parseSetAside() else { return nil }
+            guard parseSetAside() else {
+                // Everything set aside is parsed and no element waits: the consumer now waits
+                // for the transfer, which must not stay held (the last blocks may have held only
+                // part of an element).
+                releaseIfRoom()
+                return nil
+            }
         }
     }
 
