@@ -18,7 +18,9 @@ protocol DeliveryJob: AnyObject, Sendable {
 ///
 /// **How many threads.** A thread starts when work arrives and none is free, as long as fewer
 /// than ``eagerLimit`` exist; past that, only work that has waited ``starvationDelay`` for a free
-/// thread starts another (handlers are blocking the others), up to ``maximumThreads``. A thread
+/// thread, while no thread came back for more work meanwhile, starts another (handlers are
+/// blocking the others: threads merely busy on two cores come back often, and more of them
+/// would only share the same cores), up to ``maximumThreads``. A thread
 /// with nothing to do for ``idleLifetime`` seconds ends. A burst of events from ten thousand
 /// streams thus runs on a handful of threads, while handlers that block still cannot starve the
 /// rest until ``maximumThreads`` of them block at once.
@@ -49,6 +51,8 @@ final class DeliveryPool: @unchecked Sendable {
     /// none waits so.
     private var starvedSince: UInt64 = 0
     private var supervising = false
+    /// How many jobs threads have taken: the supervisor's sign that threads come back.
+    private var jobsTaken: UInt64 = 0
 
     /// The number of pool threads alive now.
     var threadCount: Int {
@@ -99,6 +103,7 @@ final class DeliveryPool: @unchecked Sendable {
     }
 
     private func supervise() {
+        var takenBefore = UInt64.max
         while true {
             // Not a wait on `condition`: a signal meant for an idle thread must never reach it.
             Thread.sleep(forTimeInterval: Self.starvationDelay)
@@ -112,7 +117,11 @@ final class DeliveryPool: @unchecked Sendable {
             }
             let now = DispatchTime.now().uptimeNanoseconds
             var spawn = false
-            if idleThreads <= wakeupsInFlight, starvedSince != 0, now &- starvedSince >= UInt64(Self.starvationDelay * 1e9) {
+            // Starved, and no thread came back for work since the last look: they are blocked.
+            let noProgress = jobsTaken == takenBefore
+            takenBefore = jobsTaken
+            if noProgress, idleThreads <= wakeupsInFlight, starvedSince != 0,
+               now &- starvedSince >= UInt64(Self.starvationDelay * 1e9) {
                 threads += 1
                 starvedSince = now
                 spawn = true
@@ -144,6 +153,7 @@ final class DeliveryPool: @unchecked Sendable {
         }
         let job = jobs[nextJob]
         nextJob += 1
+        jobsTaken &+= 1
         if nextJob == jobs.count {
             jobs.removeAll(keepingCapacity: true)
             nextJob = 0
