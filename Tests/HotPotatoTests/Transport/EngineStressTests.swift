@@ -8,6 +8,16 @@ import Testing
 /// invalidated with transfers in flight. Every call completes exactly once, nothing hangs (each
 /// round has a deadline), and the random choices come from a printed seed.
 @Suite struct EngineStressTests {
+    /// How `call` ended: "complete", or its error's code.
+    static func outcome<Content: Sendable>(of call: Call<Content>) async -> String {
+        do {
+            _ = try await call.response()
+            return "complete"
+        } catch {
+            return error.code.description
+        }
+    }
+
     static let deadline: TimeInterval = 120
 
     /// A seed for this run's random choices, printed so that a failure can be replayed with
@@ -35,13 +45,7 @@ import Testing
                             .discardResponseContent().start()
                         try? await Task.sleep(nanoseconds: UInt64(delay) * 1000)
                         call.cancel()
-                        let outcome: String
-                        do {
-                            try await call.response().content
-                            outcome = "complete"
-                        } catch {
-                            outcome = "\((error as? HotPotatoError)?.code.description ?? "\(error)")"
-                        }
+                        let outcome = await Self.outcome(of: call)
                         outcomes.withLock { $0[outcome, default: 0] += 1 }
                     }
                 }
@@ -71,13 +75,7 @@ import Testing
                         let call = session.get(nginx.url("medium.bin")).handled(by: NappingCounter(nap: 0.002)).start()
                         try? await Task.sleep(for: .milliseconds(delay))
                         call.cancel()
-                        let outcome: String
-                        do {
-                            _ = try await call.response().content
-                            outcome = "complete"
-                        } catch {
-                            outcome = "\((error as? HotPotatoError)?.code.description ?? "\(error)")"
-                        }
+                        let outcome = await Self.outcome(of: call)
                         outcomes.withLock { $0[outcome, default: 0] += 1 }
                     }
                 }
@@ -131,13 +129,11 @@ import Testing
         let outcomes = Locked([String: Int]())
         let finished = await finishes(within: 30) {
             for call in calls {
-                let outcome: String
-                do { try await call.response().content; outcome = "complete" } catch { outcome = "\((error as? HotPotatoError)?.code.description ?? "\(error)")" }
+                let outcome = await Self.outcome(of: call)
                 outcomes.withLock { $0[outcome, default: 0] += 1 }
             }
             for call in slow {
-                let outcome: String
-                do { _ = try await call.response().content; outcome = "complete" } catch { outcome = "\((error as? HotPotatoError)?.code.description ?? "\(error)")" }
+                let outcome = await Self.outcome(of: call)
                 outcomes.withLock { $0[outcome, default: 0] += 1 }
             }
         }

@@ -209,6 +209,12 @@ final class CurlEventLoop: @unchecked Sendable {
             transfer.handoff.push(.ending(.failure(error)))
             return
         }
+        join(transfer, handle: handle, multi: multi)
+    }
+
+    /// Adds `transfer`'s easy handle to the multi handle; a handle libcurl refuses ends the
+    /// transfer.
+    private func join(_ transfer: CurlTransfer, handle: UnsafeMutableRawPointer, multi: UnsafeMutableRawPointer) {
         active[UInt(bitPattern: handle)] = transfer
         if hp_curl_multi_add_handle(multi, handle) != Int32(HP_CURLM_OK) {
             active[UInt(bitPattern: handle)] = nil
@@ -240,12 +246,7 @@ final class CurlEventLoop: @unchecked Sendable {
             retire(transfer, ending: ending, handle: handle)
             return
         }
-        active[UInt(bitPattern: handle)] = transfer
-        if hp_curl_multi_add_handle(multi, handle) != Int32(HP_CURLM_OK) {
-            active[UInt(bitPattern: handle)] = nil
-            transfer.end()
-            retire(transfer, ending: .failure(HotPotatoError(.transportFailed, reason: "libcurl could not add a transfer.")), handle: handle)
-        }
+        join(transfer, handle: handle, multi: multi)
     }
 
     /// Stops the transfers that have moved nothing for longer than their timeout (a transfer
