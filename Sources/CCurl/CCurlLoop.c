@@ -133,14 +133,13 @@ int hp_loop_run_once(hp_loop *loop, int timeout_ms) {
     struct epoll_event events[256];
     int count = epoll_wait(loop->epoll_fd, events, 256, wait);
     if (count < 0 && errno != EINTR) return -1;
-    int woken = 0;
+    int handled = count > 0 ? count : 0;
     int running = 0;
     for (int i = 0; i < count; i++) {
         int fd = events[i].data.fd;
         if (fd == loop->wake_fd) {
             uint64_t value;
             while (read(loop->wake_fd, &value, sizeof value) > 0) {}
-            woken = 1;
             continue;
         }
         uint32_t what = events[i].events;
@@ -153,12 +152,14 @@ int hp_loop_run_once(hp_loop *loop, int timeout_ms) {
     if (loop->deadline >= 0 && monotonic_nanoseconds() >= loop->deadline) {
         loop->deadline = -1;
         curl.multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        handled++;
     }
-    return woken;
+    return handled;
 #else
     int running = 0;
     curl.multi_poll(loop->multi, NULL, 0, timeout_ms < 0 ? 1000 : timeout_ms, NULL);
     curl.multi_perform(loop->multi, &running);
+    // curl_multi_poll does not say whether anything happened: as if something did.
     return 1;
 #endif
 }

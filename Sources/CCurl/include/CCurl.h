@@ -116,8 +116,9 @@ hp_curlm *hp_loop_multi(hp_loop *loop);
 /// Makes a hp_loop_run_once in progress (or the next) return at once; callable from any thread.
 void hp_loop_wake(hp_loop *loop);
 /// Waits for socket activity, libcurl's next timeout, a wake-up, or `timeout_ms` (-1: no limit of
-/// the caller's), whichever comes first, and lets libcurl act on it. Returns 1 when woken, 0
-/// otherwise, -1 when the wait itself failed.
+/// the caller's), whichever comes first, and lets libcurl act on it. Returns how many things it
+/// acted on (ready sockets, a wake-up, libcurl's timeout; at least 1 where that cannot be told),
+/// 0 when the wait ran out with nothing, -1 when the wait itself failed.
 int hp_loop_run_once(hp_loop *loop, int timeout_ms);
 /// Cleans up the multi handle (remove every easy handle first) and the loop.
 void hp_loop_destroy(hp_loop *loop);

@@ -32,6 +32,9 @@ final class CurlEventLoop: @unchecked Sendable {
     static let maximumStreamsPerConnection = 1000
     /// Easy handles kept, reset, for the next transfers.
     static let idleHandleLimit = 64
+    /// The most turns batched body bytes wait before they go to a delivery thread, when the
+    /// network never lets the thread wait (see ``CurlHandoff/offer(_:batching:)``).
+    static let turnsBeforeFlush = 8
 
     private let configuration: Session.Configuration
 
@@ -54,6 +57,10 @@ final class CurlEventLoop: @unchecked Sendable {
     private var active: [UInt: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var nextSweep: UInt64 = 0
+    /// Handoffs holding batched body bytes, to flush before the thread waits for the network.
+    private var batchedHandoffs: [CurlHandoff] = []
+    /// Turns taken since the first of `batchedHandoffs` was batched.
+    private var turnsWithBatches = 0
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
@@ -150,12 +157,31 @@ final class CurlEventLoop: @unchecked Sendable {
             if !active.isEmpty { lastBusy = now }
             if now >= nextSweep { sweepIdle(multi, now: now) }
             let untilSweep = Int((nextSweep &- now) / 1_000_000) + 1
-            hp_loop_run_once(loop, Int32(active.isEmpty ? 1000 : min(untilSweep, 1000)))
+            // With bytes batched, only a look: they go out before the thread waits.
+            let wait = batchedHandoffs.isEmpty ? (active.isEmpty ? 1000 : min(untilSweep, 1000)) : 0
+            let handled = hp_loop_run_once(loop, Int32(wait))
             readFinished(multi)
+            if !batchedHandoffs.isEmpty {
+                turnsWithBatches += 1
+                if handled <= 0 || turnsWithBatches >= Self.turnsBeforeFlush { flushBatches() }
+            }
         }
+        flushBatches()
         for handle in idleHandles { hp_curl_easy_cleanup(handle) }
         idleHandles.removeAll()
         hp_loop_destroy(loop)
+    }
+
+    /// Leaves `handoff`'s batched bytes to be sent on before the thread next waits for the
+    /// network, or after ``turnsBeforeFlush`` turns if it never does. Called on the I/O thread.
+    func flushBeforeWaiting(_ handoff: CurlHandoff) {
+        if batchedHandoffs.isEmpty { turnsWithBatches = 0 }
+        batchedHandoffs.append(handoff)
+    }
+
+    private func flushBatches() {
+        for handoff in batchedHandoffs { handoff.flush() }
+        batchedHandoffs.removeAll(keepingCapacity: true)
     }
 
     private func configure(_ multi: UnsafeMutableRawPointer) {

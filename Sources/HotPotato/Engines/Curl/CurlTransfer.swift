@@ -31,6 +31,9 @@ final class CurlTransfer: @unchecked Sendable {
     let redirectPolicy: RedirectPolicy
     /// Where the callbacks queue the transfer's events for its handler.
     let handoff: CurlHandoff
+    /// The handler takes bulk: body bytes are batched for a few reads before a delivery thread
+    /// is woken for them (see ``CurlHandoff/offer(_:batching:)``).
+    private let batchesDeliveries: Bool
     /// The loop carrying the transfer, to ask it to resume or stop the transfer: held strongly,
     /// since the transfer's last events may be delivered after its session is gone (the loop
     /// holds the transfer only while it is active).
@@ -98,6 +101,7 @@ final class CurlTransfer: @unchecked Sendable {
         redirectPolicy = redirects
         self.loop = loop
         handoff = CurlHandoff(sink: sink)
+        batchesDeliveries = sink.prefersLargeChunks
         errorBuffer = .allocate(capacity: Int(HP_CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
         responseFields.reserveCapacity(16)
@@ -276,9 +280,16 @@ final class CurlTransfer: @unchecked Sendable {
         if !headDelivered {
             guard deliverHead() else { return .aborted }
         }
-        if handoff.offer(bytes) { return .accepted }
-        receivePaused = true
-        return .paused
+        switch handoff.offer(bytes, batching: batchesDeliveries) {
+        case .queued:
+            return .accepted
+        case .batched:
+            loop.flushBeforeWaiting(handoff)
+            return .accepted
+        case .refused:
+            receivePaused = true
+            return .paused
+        }
     }
 
     /// Hands libcurl the next bytes of the body, never waiting: when a one-shot stream's producer

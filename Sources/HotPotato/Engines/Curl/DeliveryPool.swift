@@ -67,9 +67,10 @@ final class DeliveryPool: @unchecked Sendable {
         jobs.append(job)
         var spawn = false
         var supervise = false
+        var wake = false
         if idleThreads > wakeupsInFlight {
             wakeupsInFlight += 1
-            condition.signal()
+            wake = true
         } else if threads < Self.eagerLimit {
             threads += 1
             spawn = true
@@ -81,6 +82,9 @@ final class DeliveryPool: @unchecked Sendable {
             }
         }
         condition.unlock()
+        // Signalled once the lock is free: a thread woken while it was held would wake only to
+        // sleep again on the lock, and cost its holder a second wake-up.
+        if wake { condition.signal() }
         if spawn { startThread() }
         if supervise { scheduleSupervision() }
     }
