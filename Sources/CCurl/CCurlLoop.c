@@ -138,8 +138,12 @@ int hp_loop_run_once(hp_loop *loop, int timeout_ms) {
     for (int i = 0; i < count; i++) {
         int fd = events[i].data.fd;
         if (fd == loop->wake_fd) {
+            // One read takes the whole count and resets it: a second would only fail (EAGAIN).
             uint64_t value;
-            while (read(loop->wake_fd, &value, sizeof value) > 0) {}
+            ssize_t got;
+            do {
+                got = read(loop->wake_fd, &value, sizeof value);
+            } while (got < 0 && errno == EINTR);
             continue;
         }
         uint32_t what = events[i].events;

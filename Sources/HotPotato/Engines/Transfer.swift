@@ -42,6 +42,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// The handler as a ``ResumingHandler``, if it is one: asked at each head where its response
     /// continues the body.
     private let resuming: (any ResumingHandler)?
+    private let onlyLibraryCode: Bool
     /// ``Request/onHead(queue:_:)``'s callback.
     private let onHead: (@Sendable (ResponseHead) -> Void)?
     /// The cookies of this transfer, when the session keeps any: the final head's are stored as it
@@ -79,6 +80,21 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
         prefersLargeReads = handler is FileWriter || handler is StreamWriter || (handler is SelectiveDiscarder<Void> && !(handler is any HoldableDeliveries))
         resuming = handler as? any ResumingHandler
+        onlyLibraryCode = onHead == nil && Self.runsOnlyLibraryCode(handler)
+    }
+
+    /// Whether `handler` runs HotPotato's code only, quickly, on a small body: it is exactly one
+    /// of the classes behind `.asData()`, `.asString()`, `.asJSON()` and `.asJSONDocument()` —
+    /// not a subclass, whose overrides are the caller's code, and not a `Decodable` type's
+    /// parser, whose `init(from:)` is.
+    private static func runsOnlyLibraryCode(_ handler: Handler) -> Bool {
+        let type = ObjectIdentifier(Swift.type(of: handler))
+        return type == ObjectIdentifier(Accumulator<Data>.self) || type == ObjectIdentifier(StringConverter<String>.self)
+            || type == ObjectIdentifier(JSONParser<JSON>.self) || type == ObjectIdentifier(JSONParser<JSONDocument>.self)
+    }
+
+    var runsOnlyLibraryCode: Bool {
+        onlyLibraryCode
     }
 
     /// Prepares the request through the driver (see ``ResponseDriver/adapt(_:)``). Called once,

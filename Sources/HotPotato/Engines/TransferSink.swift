@@ -33,6 +33,10 @@ protocol TransferSink: AnyObject, Sendable {
     /// Whether the handler takes the body in bulk (a file, a stream, discarded), so that large
     /// reads are worth their buffer.
     var prefersLargeChunks: Bool { get }
+    /// Whether every event of the transfer runs HotPotato's own code only — a built-in in-memory
+    /// handler, no head callback — quickly and without blocking, so that an engine may deliver a
+    /// small response that arrived whole on its own I/O thread instead of handing it to another.
+    var runsOnlyLibraryCode: Bool { get }
 }
 
 extension TransferSink {
@@ -44,4 +48,7 @@ extension TransferSink {
 
     /// Small reads, unless the sink says otherwise.
     var prefersLargeChunks: Bool { false }
+
+    /// The caller's code may run, unless the sink says otherwise.
+    var runsOnlyLibraryCode: Bool { false }
 }

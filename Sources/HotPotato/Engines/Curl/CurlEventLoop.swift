@@ -38,7 +38,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private let configuration: Session.Configuration
 
-    private let lock = NSLock()
+    private let lock = AdaptiveLock()
     // Guarded by `lock`.
     private var arriving: [CurlTransfer] = []
     private var stopping: [CurlTransfer] = []
@@ -61,6 +61,9 @@ final class CurlEventLoop: @unchecked Sendable {
     private var batchedHandoffs: [CurlHandoff] = []
     /// Turns taken since the first of `batchedHandoffs` was batched.
     private var turnsWithBatches = 0
+    /// A response whose handoff may deliver it here ended this turn: the batches are flushed at
+    /// its end rather than after a last look at the network.
+    private var batchesEnded = false
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
@@ -163,8 +166,9 @@ final class CurlEventLoop: @unchecked Sendable {
             readFinished(multi)
             if !batchedHandoffs.isEmpty {
                 turnsWithBatches += 1
-                if handled <= 0 || turnsWithBatches >= Self.turnsBeforeFlush { flushBatches() }
+                if handled <= 0 || batchesEnded || turnsWithBatches >= Self.turnsBeforeFlush { flushBatches() }
             }
+            batchesEnded = false
         }
         flushBatches()
         for handle in idleHandles { hp_curl_easy_cleanup(handle) }
@@ -177,6 +181,14 @@ final class CurlEventLoop: @unchecked Sendable {
     func flushBeforeWaiting(_ handoff: CurlHandoff) {
         if batchedHandoffs.isEmpty { turnsWithBatches = 0 }
         batchedHandoffs.append(handoff)
+    }
+
+    /// Queues a head or an ending of `transfer`, to be flushed before the thread next waits when
+    /// its handoff may deliver a whole small response on this thread. Called on the I/O thread.
+    func queue(_ event: CurlHandoff.Event, of transfer: CurlTransfer) {
+        if transfer.handoff.push(event, batching: true) { flushBeforeWaiting(transfer.handoff) }
+        // A whole response waits for nothing more: flushed at the end of this turn.
+        if case .ending = event, transfer.handoff.deliversWholeResponses { batchesEnded = true }
     }
 
     private func flushBatches() {
@@ -221,18 +233,18 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func add(_ transfer: CurlTransfer, to multi: UnsafeMutableRawPointer) {
         guard !transfer.sink.isFinished else {
-            transfer.handoff.push(.ending(.settled))
+            queue(.ending(.settled), of: transfer)
             return
         }
         guard let handle = idleHandles.popLast() ?? hp_curl_easy_init() else {
-            transfer.handoff.push(.ending(.failure(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))))
+            queue(.ending(.failure(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))), of: transfer)
             return
         }
         do {
             try transfer.begin(on: handle)
         } catch {
             recycle(handle)
-            transfer.handoff.push(.ending(.failure(error)))
+            queue(.ending(.failure(error)), of: transfer)
             return
         }
         join(transfer, handle: handle, multi: multi)
@@ -294,7 +306,7 @@ final class CurlEventLoop: @unchecked Sendable {
     /// ending for the delivering thread.
     private func retire(_ transfer: CurlTransfer, ending: CurlTransfer.Ending, handle: UnsafeMutableRawPointer? = nil) {
         if let handle { recycle(handle) }
-        transfer.handoff.push(.ending(ending))
+        queue(.ending(ending), of: transfer)
     }
 
     private func recycle(_ handle: UnsafeMutableRawPointer) {

@@ -36,6 +36,8 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     static let chunkLimit = 64 * 1024
     /// A read this small or smaller tops up the last queued chunk rather than making its own.
     static let smallRead = 16 * 1024
+    /// The most body bytes of a response ``flush()`` delivers on the I/O thread.
+    static let wholeResponseLimit = 64 * 1024
     /// Queued bytes at which a batching handoff (see ``offer(_:batching:)``) no longer waits for
     /// the I/O thread's turn to end before it goes to a delivery thread.
     static let batchLimit = 256 * 1024
@@ -54,6 +56,9 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
 
     /// Where the events go.
     private let sink: any TransferSink
+    /// The handler runs HotPotato's code only: a small response that arrived whole may be
+    /// delivered on the I/O thread (see ``flush()``).
+    let deliversWholeResponses: Bool
     private let pool: DeliveryPool
     /// The transfer, to ask the I/O thread to resume or stop it; weak, since the transfer owns
     /// the handoff, and its last events may be delivered after the transfer is gone.
@@ -76,6 +81,10 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     private var ended = false
     /// Body bytes were batched and the I/O thread has yet to ``flush()`` them.
     private var batched = false
+    /// Every body byte offered and taken.
+    private var totalBodyBytes = 0
+    /// A thread has taken an event.
+    private var deliveredAny = false
 
     // Touched only by the delivering thread.
     /// The sink said stop: the rest is dropped, but for the ending.
@@ -84,18 +93,34 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     init(sink: any TransferSink, pool: DeliveryPool = .shared) {
         self.sink = sink
         self.pool = pool
+        deliversWholeResponses = sink.runsOnlyLibraryCode
     }
 
     // MARK: - The I/O thread
 
-    /// Queues a head or the ending.
+    /// Queues a head or the ending, and sends it on to a delivery thread.
     func push(_ event: Event) {
+        _ = push(event, batching: false)
+    }
+
+    /// Queues a head or the ending. With `batching`, for a transfer that may be delivered on the
+    /// I/O thread (see ``flush()``), it waits for the I/O thread's ``flush()`` instead of going to
+    /// a delivery thread at once: returns `true` when the caller must arrange that flush (the
+    /// first event left waiting), as for ``Offer/batched``.
+    func push(_ event: Event, batching: Bool) -> Bool {
         lock.lock()
         if case .ending = event { ended = true }
         events.append(event)
+        if batching, deliversWholeResponses, !scheduled {
+            let first = !batched
+            batched = true
+            lock.unlock()
+            return first
+        }
         let submit = scheduleIfNeeded()
         lock.unlock()
         if submit { pool.submit(self) }
+        return false
     }
 
     /// Queues a copy of body bytes, or, with ``highWaterMark`` bytes waiting already, marks the
@@ -121,6 +146,7 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
         }
         // Counted now: the pool thread may resume a paused transfer only once these are gone too.
         queuedBytes += bytes.count
+        totalBodyBytes += bytes.count
         if bytes.count <= Self.smallRead, nextEvent < events.count, case .body(var chunk) = events[events.count - 1],
            chunk.count + bytes.count <= Self.chunkLimit {
             // Moved out of the array first, so that appending does not copy the chunk.
@@ -149,11 +175,25 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
         return outcome
     }
 
-    /// Sends batched bytes on to a delivery thread. Called by the I/O thread, after
-    /// ``offer(_:batching:)`` said ``Offer/batched``, before it waits for the network again.
+    /// Sends batched events on to a delivery thread. Called by the I/O thread, after
+    /// ``offer(_:batching:)`` said ``Offer/batched`` (or ``push(_:batching:)`` `true`), before it
+    /// waits for the network again.
+    ///
+    /// A small response that arrived whole — its ending queued, at most ``wholeResponseLimit``
+    /// body bytes, nothing delivered yet — of a transfer whose handler runs HotPotato's code only
+    /// (``TransferSink/runsOnlyLibraryCode``: `.asJSON()`, `.asString()`, `.asData()`) is
+    /// delivered here, on the I/O thread, in a few microseconds: a request then costs one thread
+    /// hop fewer. Anything else goes to the pool.
     func flush() {
         lock.lock()
         batched = false
+        if deliversWholeResponses, ended, !scheduled, !held, !deliveredAny, totalBodyBytes <= Self.wholeResponseLimit,
+           nextEvent < events.count {
+            scheduled = true
+            lock.unlock()
+            run()
+            return
+        }
         let submit = scheduleIfNeeded()
         lock.unlock()
         if submit { pool.submit(self) }
@@ -240,6 +280,7 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
             nextEvent = 0
         }
         if case .body(let chunk) = event { queuedBytes -= chunk.count }
+        deliveredAny = true
         let resumeNow = paused && queuedBytes <= Self.lowWaterMark
         if resumeNow { paused = false }
         delivering = true

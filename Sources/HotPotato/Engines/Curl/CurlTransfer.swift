@@ -280,7 +280,7 @@ final class CurlTransfer: @unchecked Sendable {
         if !headDelivered {
             guard deliverHead() else { return .aborted }
         }
-        switch handoff.offer(bytes, batching: batchesDeliveries) {
+        switch handoff.offer(bytes, batching: batchesDeliveries || handoff.deliversWholeResponses) {
         case .queued:
             return .accepted
         case .batched:
@@ -351,7 +351,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// transfer if the sink says stop).
     func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
-        handoff.push(.head(head ?? currentHead()))
+        loop.queue(.head(head ?? currentHead()), of: self)
         return true
     }
 

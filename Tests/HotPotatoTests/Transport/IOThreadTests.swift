@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+
+/// The libcurl engine delivers a small response that arrived whole on its I/O thread when its
+/// handler runs HotPotato's code only (`.asJSON()`, `.asString()`, `.asData()`), saving a thread
+/// hop. The caller's code must never run there: a head callback or a handler subclass that blocks
+/// holds back its own call only, while the session's other calls complete.
+@Suite struct IOThreadTests {
+    /// `block` starts a call whose caller code waits at `release`, after opening `reached`; twenty
+    /// small `.asJSON()` calls of the same session must complete meanwhile, then the blocked one.
+    private func expectOnlyItsOwnCallWaits(
+        _ name: String, block: (Session, URL, _ reached: TestGate, _ release: TestGate) -> Call<Data>
+    ) async throws {
+        let engine = Session.Engine.curl
+        try #require(engine.isAvailable)
+        let nginx = try await TestServers.nginx()
+        let session = testSession(engine: engine, timeout: 120)
+        let reached = TestGate()
+        let release = TestGate()
+        defer { release.open() }
+        let blocked = block(session, nginx.url("small.json"), reached, release)
+        #expect(try await offThePool { reached.wait(seconds: 60) }, "\(name): the caller's code was never reached")
+        let completed = await finishes(within: 30) {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { _ = try? await session.get(nginx.url("small.json")).asJSON().content }
+                }
+            }
+        }
+        #expect(completed, "\(name): the session's other calls waited for the caller's blocked code")
+        let others = try await session.get(nginx.url("small.json")).asJSON().content
+        #expect(others.arrayValue != nil || others.objectValue != nil)
+        release.open()
+        let body = try await blocked.response().content
+        #expect(!body.isEmpty, "\(name): the blocked call never completed")
+    }
+
+    @Test func aHeadCallbackThatBlocksHoldsBackOnlyItsOwnCall() async throws {
+        try await expectOnlyItsOwnCallWaits("onHead") { session, url, reached, release in
+            session.get(url).asData()
+                .onHead { _ in
+                    reached.open()
+                    _ = release.wait(seconds: 60)
+                }
+                .start()
+        }
+    }
+
+    @Test func aHandlerSubclassThatBlocksHoldsBackOnlyItsOwnCall() async throws {
+        try await expectOnlyItsOwnCallWaits("subclass") { session, url, reached, release in
+            session.get(url).handled(by: BlockingAccumulator(reached: reached, release: release)).start()
+        }
+    }
+}
+
+/// `.asData()`'s handler, but a subclass of it — the caller's code — whose `finish()` blocks.
+private final class BlockingAccumulator: Accumulator<Data>, @unchecked Sendable {
+    private let reached: TestGate
+    private let release: TestGate
+
+    init(reached: TestGate, release: TestGate) {
+        self.reached = reached
+        self.release = release
+        super.init(accepting: .successful)
+    }
+
+    override func finish() throws -> Data {
+        reached.open()
+        _ = release.wait(seconds: 60)
+        return try super.finish()
+    }
+}
