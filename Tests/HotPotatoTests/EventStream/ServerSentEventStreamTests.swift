@@ -36,6 +36,21 @@ import Testing
         #expect(events == Self.events(1...300))
     }
 
+    /// Events many times larger than the libcurl engine's receive buffer for an event stream
+    /// (16 KiB) arrive whole, each over many reads.
+    @Test(arguments: allEngines) func eventsLargerThanTheReceiveBufferArriveWhole(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let pad = 100_000
+        #expect(pad > CurlTransfer.smallReceiveBufferSize * 5)
+        let stream = testSession(engine: engine).get(server.url("/events?count=30&pad=\(pad)&framing=chunked"))
+            .streamEvents(decoding: Tick.self)
+        let (ticks, error) = await Self.collect(stream)
+        #expect(error == nil)
+        #expect(ticks.map(\.index) == Array(1...30))
+        // The padding is whitespace inside each event's JSON data, after the name.
+        #expect(ticks.allSatisfy { $0.name == "event \($0.index)" })
+    }
+
     @Test(arguments: allEngines, ["lf", "crlf", "cr"])
     func aByteAtATimeWithEveryLineEndAndChunkedFraming(engine: Session.Engine, lineEnd: String) async throws {
         let server = try await TestServers.fault()

@@ -72,3 +72,26 @@ private final class BlockingAccumulator: Accumulator<Data>, @unchecked Sendable 
         return try super.finish()
     }
 }
+
+/// What each kind of transfer tells the engine: a download takes large chunks; an event stream
+/// does not, and runs the caller's code; `.asJSON()`'s handler runs HotPotato's code only.
+@Suite struct TransferTraitTests {
+    @Test func aDownloadAnEventStreamAndAJSONCallSayWhatTheyAre() throws {
+        let progress = ProgressReporter(interval: 1)
+        func transfer<Handler: ContentHandler>(_ handler: Handler) -> Transfer<Handler> {
+            Transfer(handler: handler, errorBodyLimit: 1024, progress: progress)
+        }
+        let parser = EventStreamElementParser<ServerSentEvent>(
+            maximumEventSize: 1024, lastEventID: "", endMarker: nil, now: { 0 }, transform: { $0 })
+        let events = transfer(ElementStreamer(state: ElementStreamState(parser: parser, capacity: 4), gate: .eventStream))
+        #expect(!events.prefersLargeChunks && !events.runsOnlyLibraryCode)
+        let scratch = try ScratchDirectory()
+        let file = transfer(FileWriter(destination: scratch.file("f.bin")))
+        #expect(file.prefersLargeChunks && !file.runsOnlyLibraryCode)
+        #expect(transfer(JSONParser<JSON>()).runsOnlyLibraryCode)
+        #expect(transfer(Accumulator<Data>()).runsOnlyLibraryCode)
+        #expect(!transfer(JSONParser<[Int]>(decoding: [Int].self)).runsOnlyLibraryCode, "a Decodable type's init(from:) is the caller's code")
+        let withHead = Transfer(handler: JSONParser<JSON>(), errorBodyLimit: 1024, progress: progress, onHead: { _ in })
+        #expect(!withHead.runsOnlyLibraryCode, "a head callback is the caller's code")
+    }
+}
