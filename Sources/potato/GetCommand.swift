@@ -102,7 +102,7 @@ struct GetCommand {
             }
         }
         let display = ProgressDisplay(style: progressStyle)
-        if sendsAFile { request = request.onUploadProgress { display.update($0) } }
+        if sendsAFile { request = request.onUploadProgress(queue: display.queue) { display.update($0) } }
 
         switch options.output {
         case .file(let path):
@@ -177,7 +177,7 @@ struct GetCommand {
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max)
-        let call = adjusted(writer).onProgress { display.update($0) }.start()
+        let call = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
         do {

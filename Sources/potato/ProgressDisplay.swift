@@ -11,6 +11,10 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     let style: Style
+    /// The queue the call's progress callbacks run on (`onProgress(queue:)`,
+    /// `onUploadProgress(queue:)`): ``finish()`` waits for it, so that the last update — the
+    /// forced one at 100 % — is drawn before potato prints its result and exits.
+    let queue = DispatchQueue(label: "potato.progress")
     private let lock = NSLock()
     private let start = Date()
     /// Recent (time, bytes) samples, for the rate over the last few seconds. The first is the
@@ -63,6 +67,8 @@ final class ProgressDisplay: @unchecked Sendable {
 
     /// Ends the bar's line, so that what follows starts on a line of its own.
     func finish() {
+        // Updates already queued are drawn first. Never called on `queue` itself.
+        queue.sync {}
         lock.lock()
         defer { lock.unlock() }
         if drawn { Console.error("\n") }

@@ -164,6 +164,7 @@ final class CurlTransfer: @unchecked Sendable {
     func conclude(_ result: Int32) -> Ending? {
         guard let handle else { return .settled }
         guard let next = pendingRedirect, shouldFollow(after: result) else {
+            if result == HP_CURLE_OK { reportLastUpload(handle) }
             let ending = ending(for: result)
             end()
             return ending
@@ -182,6 +183,18 @@ final class CurlTransfer: @unchecked Sendable {
             return .failure(error)
         }
         return nil
+    }
+
+    /// Reports the request body's progress once more, as the transfer ends, before the call can
+    /// complete: libcurl calls its progress function when it has sent bytes, but the last call
+    /// may come after the response has ended the transfer (a server that answered as the body's
+    /// last bytes went), and a report after the call completed is dropped. The upload's last,
+    /// complete report must come before the call completes.
+    private func reportLastUpload(_ handle: UnsafeMutableRawPointer) {
+        guard body != nil else { return }
+        var uploaded: Int64 = 0
+        guard hp_curl_getinfo_off(handle, Int32(HP_CURLINFO_SIZE_UPLOAD_T), &uploaded) == HP_CURLE_OK else { return }
+        _ = shouldContinue(downloaded: progressCounts.downloaded, uploaded: uploaded)
     }
 
     /// The ending of a transfer the engine stopped (it was cancelled or its handler said stop),
