@@ -21,46 +21,91 @@ import Foundation
 /// }
 /// ```
 public struct HotPotatoError: Error, Sendable {
+    // Everything but the code lives in one shared, copy-on-write box: the error is two words
+    // wide, not some four hundred bytes. Results, locks and async frames that may hold an error
+    // (every call, every open event stream) carry those two words instead.
+    private var details: Details
     /// What went wrong.
     public var code: Code
     /// The response head, when one was received before the error.
-    public var head: ResponseHead?
+    public var head: ResponseHead? {
+        get { details.head }
+        set { uniqueDetails().head = newValue }
+    }
     /// A bounded copy of the body of a rejected response (see ``Code/isRejection``).
-    public var errorBody: ErrorBody?
+    public var errorBody: ErrorBody? {
+        get { details.errorBody }
+        set { uniqueDetails().errorBody = newValue }
+    }
     /// The data a conversion failed on: the raw bytes, or the decoded text.
-    public var intermediate: IntermediateContent?
+    public var intermediate: IntermediateContent? {
+        get { details.intermediate }
+        set { uniqueDetails().intermediate = newValue }
+    }
     /// The error that caused this one (a `DecodingError`, a `POSIXError`, a `URLError` …).
-    public var underlying: (any Error)?
+    public var underlying: (any Error)? {
+        get { details.underlying }
+        set { uniqueDetails().underlying = newValue }
+    }
     /// The offset in the body, in bytes, where the problem was found.
-    public var byteOffset: Int64?
+    public var byteOffset: Int64? {
+        get { details.byteOffset }
+        set { uniqueDetails().byteOffset = newValue }
+    }
     /// For a JSON syntax error: the line of ``byteOffset``, from 1.
-    public var line: Int?
+    public var line: Int? {
+        get { details.line }
+        set { uniqueDetails().line = newValue }
+    }
     /// For a JSON syntax error: the column of ``byteOffset``, in bytes, from 1.
-    public var column: Int?
+    public var column: Int? {
+        get { details.column }
+        set { uniqueDetails().column = newValue }
+    }
     /// For a streamed JSON sequence: the index (from 0) of the element that failed.
-    public var elementIndex: Int?
+    public var elementIndex: Int? {
+        get { details.elementIndex }
+        set { uniqueDetails().elementIndex = newValue }
+    }
     /// The limit that was exceeded or expected: a maximum body size, a declared length.
-    public var limit: Int64?
+    public var limit: Int64? {
+        get { details.limit }
+        set { uniqueDetails().limit = newValue }
+    }
     /// A byte count that goes with ``limit``: the length declared or received so far.
-    public var byteCount: Int64?
+    public var byteCount: Int64? {
+        get { details.byteCount }
+        set { uniqueDetails().byteCount = newValue }
+    }
     /// The JSON key path involved.
-    public var keyPath: String?
+    public var keyPath: String? {
+        get { details.keyPath }
+        set { uniqueDetails().keyPath = newValue }
+    }
     /// The text encoding or charset label involved.
-    public var encoding: String?
+    public var encoding: String? {
+        get { details.encoding }
+        set { uniqueDetails().encoding = newValue }
+    }
     /// The file-system path involved.
-    public var path: String?
+    public var path: String? {
+        get { details.path }
+        set { uniqueDetails().path = newValue }
+    }
     /// How many times the request was sent, when it ran under a ``RetryPolicy`` or a
     /// ``RequestInterceptor``: the error is the last attempt's (0 when an interceptor failed to
     /// adapt the first attempt, which was not sent). `nil` for a call made once without either.
-    public var attempts: Int?
+    public var attempts: Int? {
+        get { details.attempts }
+        set { uniqueDetails().attempts = newValue }
+    }
     /// A human-readable explanation of this particular failure. A URL's user name and password in
     /// it read `<redacted>` (see ``Redaction``), whoever wrote the text: HotPotato, libcurl,
     /// Foundation.
     public var reason: String {
-        get { redactedReason }
-        set { redactedReason = Redaction.redactingCredentials(in: newValue) }
+        get { details.redactedReason }
+        set { uniqueDetails().redactedReason = Redaction.redactingCredentials(in: newValue) }
     }
-    private var redactedReason: String
 
     /// Creates an error. Handlers of your own may throw it to keep HotPotato's error model.
     public init(
@@ -70,9 +115,58 @@ public struct HotPotatoError: Error, Sendable {
         underlying: (any Error)? = nil
     ) {
         self.code = code
-        redactedReason = Redaction.redactingCredentials(in: reason)
-        self.head = head
-        self.underlying = underlying
+        details = Details(reason: Redaction.redactingCredentials(in: reason), head: head, underlying: underlying)
+    }
+
+    /// The box, copied first when another error value shares it.
+    private mutating func uniqueDetails() -> Details {
+        if !isKnownUniquelyReferenced(&details) {
+            details = details.copy()
+        }
+        return details
+    }
+
+    /// The fields of an error but its code. Changed only through ``uniqueDetails()``, that is
+    /// only while one error value holds it: that is what makes it safe to send.
+    private final class Details: @unchecked Sendable {
+        var redactedReason: String
+        var head: ResponseHead?
+        var errorBody: ErrorBody?
+        var intermediate: IntermediateContent?
+        var underlying: (any Error)?
+        var byteOffset: Int64?
+        var line: Int?
+        var column: Int?
+        var elementIndex: Int?
+        var limit: Int64?
+        var byteCount: Int64?
+        var keyPath: String?
+        var encoding: String?
+        var path: String?
+        var attempts: Int?
+
+        init(reason: String, head: ResponseHead?, underlying: (any Error)?) {
+            redactedReason = reason
+            self.head = head
+            self.underlying = underlying
+        }
+
+        func copy() -> Details {
+            let copy = Details(reason: redactedReason, head: head, underlying: underlying)
+            copy.errorBody = errorBody
+            copy.intermediate = intermediate
+            copy.byteOffset = byteOffset
+            copy.line = line
+            copy.column = column
+            copy.elementIndex = elementIndex
+            copy.limit = limit
+            copy.byteCount = byteCount
+            copy.keyPath = keyPath
+            copy.encoding = encoding
+            copy.path = path
+            copy.attempts = attempts
+            return copy
+        }
     }
 
     /// The server's message for a rejected response, from ``errorBody``; see
