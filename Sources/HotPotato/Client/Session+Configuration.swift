@@ -136,6 +136,10 @@ extension Session {
             set { legacyMaximumConcurrentTransfers = newValue }
         }
         private var legacyMaximumConcurrentTransfers = 32
+        /// How long the libcurl engine's I/O thread waits without a transfer before it ends
+        /// (``CurlEventLoop/idleLifetime``). Internal: tests shorten it to make the thread end and
+        /// start again between requests.
+        var ioThreadIdleLifetime = CurlEventLoop.idleLifetime
         /// The `URLSessionConfiguration` the session's `URLSession` is made from (TLS settings;
         /// proxies are ``proxy``'s, cookies ``cookieStore``'s: its cookie settings are switched
         /// off). It is copied; HotPotato sets the timeouts above on the copy, and moves its `httpAdditionalHeaders` onto each request (a request's own

@@ -48,6 +48,36 @@ import Testing
         }
     }
 
+    /// The I/O thread ends once it has had no transfer for its idle lifetime, and the next
+    /// transfer starts another. With a lifetime of zero it ends after every request, so the next
+    /// request arrives while the old thread still tears its loop down (a clean-clone
+    /// ThreadSanitizer run caught two threads sharing the loop's handles then). Every request
+    /// must be answered, and under ThreadSanitizer nothing may be touched by both threads.
+    @Test func theThreadEndsAndStartsAgainBetweenRequests() async throws {
+        let engine = Session.Engine.curl
+        try #require(engine.isAvailable)
+        let nginx = try await TestServers.nginx()
+        let session = testSession(engine: engine) { $0.ioThreadIdleLifetime = 0 }
+        defer { session.invalidate() }
+        let answered = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var count = 0
+                    for round in 0..<100 {
+                        if (round + worker) % 3 == 0 { try? await Task.sleep(nanoseconds: UInt64(round % 4) * 500_000) }
+                        if let content = try? await session.get(nginx.url("small.json")).asJSON().content,
+                           content.arrayValue != nil || content.objectValue != nil {
+                            count += 1
+                        }
+                    }
+                    return count
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(answered == 400)
+    }
+
     @Test func aHandlerSubclassThatBlocksHoldsBackOnlyItsOwnCall() async throws {
         try await expectOnlyItsOwnCallWaits("subclass") { session, url, reached, release in
             session.get(url).handled(by: BlockingAccumulator(reached: reached, release: release)).start()

@@ -126,7 +126,23 @@ final class CurlEventLoop: @unchecked Sendable {
 
     // MARK: - The I/O thread
 
+    /// The thread's body. It marks itself stopped only once its loop is torn down: a transfer
+    /// that arrives meanwhile is taken by another round here, never by a second thread that
+    /// would share the handles and batches this one is still clearing.
     private func run() {
+        while runLoop() {
+            let more = send { eventLoop -> Bool in
+                if eventLoop.arriving.isEmpty { eventLoop.threadRunning = false }
+                return !eventLoop.arriving.isEmpty
+            }
+            guard more else { return }
+        }
+    }
+
+    /// Runs one loop until it has had no transfer for ``idleLifetime`` seconds or the engine is
+    /// invalidated, then tears it down. `false` when no loop could be made (the transfers
+    /// waiting for it have failed, and the thread is marked stopped).
+    private func runLoop() -> Bool {
         guard let loop = hp_loop_create(), let multi = hp_loop_multi(loop) else {
             let stranded = send { eventLoop -> [CurlTransfer] in
                 eventLoop.threadRunning = false
@@ -135,7 +151,7 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             let error = HotPotatoError(.transportFailed, reason: "libcurl could not create a multi handle.")
             for transfer in stranded { transfer.handoff.push(.ending(.failure(error))) }
-            return
+            return false
         }
         configure(multi)
         lock.lock()
@@ -174,6 +190,7 @@ final class CurlEventLoop: @unchecked Sendable {
         for handle in idleHandles { hp_curl_easy_cleanup(handle) }
         idleHandles.removeAll()
         hp_loop_destroy(loop)
+        return true
     }
 
     /// Leaves `handoff`'s batched bytes to be sent on before the thread next waits for the
@@ -203,17 +220,18 @@ final class CurlEventLoop: @unchecked Sendable {
         hp_curl_multi_setopt_long(multi, Int32(HP_CURLMOPT_MAX_CONCURRENT_STREAMS), Self.maximumStreamsPerConnection)
     }
 
-    /// The requests left for the I/O thread, or `nil` when it should end: it has no transfer, and
-    /// the engine was invalidated or nothing came for ``idleLifetime`` seconds.
+    /// The requests left for the I/O thread, or `nil` when its loop should end: it has no
+    /// transfer, and the engine was invalidated or nothing came for ``idleLifetime`` seconds.
+    /// The loop can no longer be woken then; the thread still counts as running until ``run()``
+    /// has torn the loop down.
     private func nextRequests(idleSince: UInt64) -> (
         adds: [CurlTransfer], receiving: [CurlTransfer], sending: [CurlTransfer], stops: [CurlTransfer], cancelsAll: Bool
     )? {
         lock.lock()
         defer { lock.unlock() }
         let idle = Double(DispatchTime.now().uptimeNanoseconds &- idleSince) / 1e9
-        if arriving.isEmpty, active.isEmpty, invalidated || idle > Self.idleLifetime {
+        if arriving.isEmpty, active.isEmpty, invalidated || idle > configuration.ioThreadIdleLifetime {
             loop = nil
-            threadRunning = false
             return nil
         }
         defer {
