@@ -81,12 +81,13 @@ if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
   # engine's HTTP/2 tests; "EngineStress" and "ConnectionLimit" the engine's I/O thread, its
   # handoff to the delivery threads, pauses, holds and cancels racing each other; "IOThread" the
   # small responses it delivers itself; "HotPotatoErrorValue" an error's shared details copied
-  # on several threads at once. The two tests
+  # on several threads at once; "DownloadLane" downloads on lanes of their own, blocked, bounded
+  # and cancelled. The two tests
   # that measure a 1 s idle timeout against wall-clock naps and stalls are left to the ordinary
   # pass: under ThreadSanitizer's slowdown a handler's 1.6 s nap was once seen as an idle server
   # (a timing, not a race).
   limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind|EngineStress|ConnectionLimit|IOThread|HotPotatoErrorValue)' \
+    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind|EngineStress|ConnectionLimit|IOThread|HotPotatoErrorValue|DownloadLane)' \
     --skip 'aHandlerSlowerThanTheTimeoutIsNotAnIdleServer|timeoutWhileTheServerStalls' \
     --experimental-maximum-parallelization-width 32 2>&1 \
     | tee .build-tsan/tsan.log

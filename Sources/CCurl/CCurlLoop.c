@@ -13,6 +13,7 @@
 #include "CCurlInternal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -176,4 +177,14 @@ void hp_loop_destroy(hp_loop *loop) {
     if (loop->wake_fd >= 0) close(loop->wake_fd);
 #endif
     free(loop);
+}
+
+void hp_name_current_thread(const char *name) {
+#if defined(__APPLE__)
+    pthread_setname_np(name);
+#elif defined(__linux__)
+    pthread_setname_np(pthread_self(), name);
+#else
+    (void)name;
+#endif
 }

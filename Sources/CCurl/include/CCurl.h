@@ -122,6 +122,8 @@ void hp_loop_wake(hp_loop *loop);
 int hp_loop_run_once(hp_loop *loop, int timeout_ms);
 /// Cleans up the multi handle (remove every easy handle first) and the loop.
 void hp_loop_destroy(hp_loop *loop);
+/// Names the calling thread for the system (`top -H`, debuggers; at most 15 bytes on Linux).
+void hp_name_current_thread(const char *name);
 
 // Options (CURLoption).
 enum {

@@ -126,6 +126,24 @@ extension Session {
         ///
         /// The URLSession engine hands it to URLSession (`httpMaximumConnectionsPerHost`).
         public var maximumConnectionsPerHost = 8
+        /// How many bulk downloads — to a file, an `OutputStream`, or discarded (`FileWriter`,
+        /// `StreamWriter`, `SelectiveDiscarder`) — the libcurl engine runs at once in a *lane* of
+        /// their own: a thread and libcurl multi handle that carries that one transfer and writes
+        /// each read straight from libcurl's buffer, on the thread that read it. Default 4; 0
+        /// runs every transfer on the session's I/O thread.
+        ///
+        /// A download on the shared I/O thread is read on one core and written on another, with a
+        /// copy between; in a lane it runs as `curl -o` does, one read and one write, and a slow
+        /// disk holds back that download only (the lane's thread waits, TCP holds the rest on the
+        /// server). A bulk download started while every lane is busy runs on the shared I/O
+        /// thread, as every other transfer. A lane's thread ends once it has carried nothing for
+        /// 15 s, closing its connection.
+        ///
+        /// A lane keeps its own connection: a download in one is not counted in
+        /// ``maximumConnectionsPerHost`` and does not share an HTTP/2 connection with the
+        /// session's other requests, so a host can see up to this many connections more than the
+        /// limit. Set 0 where the limit must hold exactly. The URLSession engine ignores it.
+        public var downloadLanes = 4
         /// No longer limits anything: the libcurl engine runs every transfer on one I/O thread
         /// and holds a thread for a transfer only while its handler runs, so there is no global
         /// cap for one host's long transfers to fill. Limit connections per host with

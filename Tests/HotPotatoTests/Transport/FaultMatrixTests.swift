@@ -49,8 +49,11 @@ import Testing
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         // A tight timeout only where the server stalls on purpose: elsewhere a slow machine (or
-        // ThreadSanitizer) must not turn a fault into a timeout.
-        let session = testSession(engine: engine, timeout: fault == .stall ? 1 : 20)
+        // ThreadSanitizer) must not turn a fault into a timeout. 20 s was once not enough for
+        // the URLSession engine to see a reset, in a ThreadSanitizer pass on a machine loaded far
+        // beyond CI (FoundationNetworking's work queue is shared by every session in the process,
+        // and other suites' URLSession uploads wait on it for their producers).
+        let session = testSession(engine: engine, timeout: fault == .stall ? 1 : 60)
         // JSON handlers get bytes that are JSON so far, so that they meet the fault itself.
         let json = (kind == .json || kind == .decodable) && [.shortBody, .resetMidBody, .stall, .cutChunked].contains(fault)
         let request = session.get(server.url(fault.path + (json ? "&json=1" : "")))

@@ -14,14 +14,28 @@ import FoundationNetworking
 /// thread or another transfer. Requests wait only for a connection to their own host
 /// (``Session/Configuration/maximumConnectionsPerHost``); HTTP/2 requests to one origin share its
 /// connections.
+///
+/// **Download lanes.** A bulk download (its handler takes large chunks: a file, a stream,
+/// nowhere) goes to a lane when one is free: a ``CurlEventLoop`` of its own whose thread carries
+/// that transfer alone and delivers each read on the spot, from libcurl's buffer (see
+/// ``Session/Configuration/downloadLanes``). On the shared loop the same download costs a copy
+/// and a hand-off to another core per chunk, and its page-cache writes run on the other core
+/// from its reads; in a lane it costs what `curl -o` costs, and a slow disk still holds back
+/// only that download.
 final class CurlEngine: TransportEngine, @unchecked Sendable {
     private let configuration: Session.Configuration
     private let loop: CurlEventLoop
+    /// The download lanes, each a loop that carries one transfer at a time; their threads start
+    /// with their first transfer.
+    private let lanes: [CurlEventLoop]
     private let invalidated = Locked(false)
 
     init(configuration: Session.Configuration) {
         self.configuration = configuration
         loop = CurlEventLoop(configuration: configuration)
+        lanes = (0..<max(0, configuration.downloadLanes)).map { _ in
+            CurlEventLoop(configuration: configuration, deliversInline: true)
+        }
     }
 
     func start(
@@ -32,10 +46,12 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
             sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return {}
         }
+        let lane = sink.prefersLargeChunks ? lanes.first { $0.reserve() } : nil
+        let loop = lane ?? loop
         let transfer = CurlTransfer(
             request: request, body: body, sink: sink, configuration: configuration, redirects: redirects, loop: loop)
         sink.allowHoldingDeliveries(transfer.handoff)
-        loop.add(transfer)
+        loop.add(transfer, reserved: lane != nil)
         // A call settled early (a cancel, a rejection) stops its transfer at once, even one that
         // is paused or idle with no callback to come.
         return { [loop] in loop.stop(transfer) }
@@ -45,5 +61,6 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
     func invalidate(cancellingTransfers: Bool) {
         invalidated.withLock { $0 = true }
         loop.invalidate(cancellingTransfers: cancellingTransfers)
+        for lane in lanes { lane.invalidate(cancellingTransfers: cancellingTransfers) }
     }
 }

@@ -37,6 +37,9 @@ final class CurlEventLoop: @unchecked Sendable {
     static let turnsBeforeFlush = 8
 
     private let configuration: Session.Configuration
+    /// A download lane's loop (see ``CurlEngine``): its transfers' events are delivered on its
+    /// own thread as they come (``CurlHandoff/deliversInline``).
+    let deliversInline: Bool
 
     private let lock = AdaptiveLock()
     // Guarded by `lock`.
@@ -50,6 +53,8 @@ final class CurlEventLoop: @unchecked Sendable {
     private var invalidated = false
     /// The session was invalidated with its transfers cancelled: the thread cancels those it has.
     private var cancelsAll = false
+    /// Transfers added (or reserved) and not yet ended.
+    private var transferCount = 0
 
     // Touched only on the I/O thread.
     /// The transfers whose handles are in the multi handle, by handle address: the loop holds
@@ -65,22 +70,35 @@ final class CurlEventLoop: @unchecked Sendable {
     /// its end rather than after a last look at the network.
     private var batchesEnded = false
 
-    init(configuration: Session.Configuration) {
+    init(configuration: Session.Configuration, deliversInline: Bool = false) {
         self.configuration = configuration
+        self.deliversInline = deliversInline
     }
 
     // MARK: - Any thread
 
-    /// Hands `transfer` to the I/O thread, starting it if it is not running.
-    func add(_ transfer: CurlTransfer) {
+    /// Takes on a transfer to come if the loop carries none (and was not invalidated): `true`
+    /// when the caller is to ``add(_:reserved:)`` it with `reserved`.
+    func reserve() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard transferCount == 0, !invalidated else { return false }
+        transferCount = 1
+        return true
+    }
+
+    /// Hands `transfer` to the I/O thread, starting it if it is not running; `reserved` when a
+    /// ``reserve()`` made room for it.
+    func add(_ transfer: CurlTransfer, reserved: Bool = false) {
         let start = send { eventLoop -> Bool in
+            if !reserved { eventLoop.transferCount += 1 }
             eventLoop.arriving.append(transfer)
             defer { eventLoop.threadRunning = true }
             return !eventLoop.threadRunning
         }
         if start {
             let thread = Thread { [self] in run() }
-            thread.name = "HotPotato.curl"
+            thread.name = threadName
             thread.start()
         }
     }
@@ -130,6 +148,9 @@ final class CurlEventLoop: @unchecked Sendable {
     /// that arrives meanwhile is taken by another round here, never by a second thread that
     /// would share the handles and batches this one is still clearing.
     private func run() {
+        // Foundation's `Thread.name` does not reach the system on Linux, where a thread keeps the
+        // name of the one that started it.
+        hp_name_current_thread(threadName)
         while runLoop() {
             let more = send { eventLoop -> Bool in
                 if eventLoop.arriving.isEmpty { eventLoop.threadRunning = false }
@@ -139,6 +160,10 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
+    /// The I/O thread's name, as `top -H`, a debugger or a crash report shows it (at most 15
+    /// bytes: Linux's limit).
+    var threadName: String { deliversInline ? "HotPotato.lane" : "HotPotato.curl" }
+
     /// Runs one loop until it has had no transfer for ``idleLifetime`` seconds or the engine is
     /// invalidated, then tears it down. `false` when no loop could be made (the transfers
     /// waiting for it have failed, and the thread is marked stopped).
@@ -146,6 +171,7 @@ final class CurlEventLoop: @unchecked Sendable {
         guard let loop = hp_loop_create(), let multi = hp_loop_multi(loop) else {
             let stranded = send { eventLoop -> [CurlTransfer] in
                 eventLoop.threadRunning = false
+                eventLoop.transferCount -= eventLoop.arriving.count
                 defer { eventLoop.arriving.removeAll() }
                 return eventLoop.arriving
             }
@@ -251,18 +277,18 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func add(_ transfer: CurlTransfer, to multi: UnsafeMutableRawPointer) {
         guard !transfer.sink.isFinished else {
-            queue(.ending(.settled), of: transfer)
+            end(transfer, .settled)
             return
         }
         guard let handle = idleHandles.popLast() ?? hp_curl_easy_init() else {
-            queue(.ending(.failure(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle."))), of: transfer)
+            end(transfer, .failure(HotPotatoError(.transportFailed, reason: "libcurl could not create a handle.")))
             return
         }
         do {
             try transfer.begin(on: handle)
         } catch {
             recycle(handle)
-            queue(.ending(.failure(error)), of: transfer)
+            end(transfer, .failure(error))
             return
         }
         join(transfer, handle: handle, multi: multi)
@@ -324,6 +350,14 @@ final class CurlEventLoop: @unchecked Sendable {
     /// ending for the delivering thread.
     private func retire(_ transfer: CurlTransfer, ending: CurlTransfer.Ending, handle: UnsafeMutableRawPointer? = nil) {
         if let handle { recycle(handle) }
+        end(transfer, ending)
+    }
+
+    /// Queues `transfer`'s ending: it is no longer the loop's.
+    private func end(_ transfer: CurlTransfer, _ ending: CurlTransfer.Ending) {
+        lock.lock()
+        transferCount -= 1
+        lock.unlock()
         queue(.ending(ending), of: transfer)
     }
 

@@ -59,6 +59,10 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     /// The handler runs HotPotato's code only: a small response that arrived whole may be
     /// delivered on the I/O thread (see ``flush()``).
     let deliversWholeResponses: Bool
+    /// The transfer runs in a download lane (a loop of its own, see ``CurlEventLoop``): each
+    /// event is delivered on the lane's thread as it comes, body bytes straight from libcurl's
+    /// buffer, unless events are queued already or the handler holds its deliveries.
+    let deliversInline: Bool
     private let pool: DeliveryPool
     /// The transfer, to ask the I/O thread to resume or stop it; weak, since the transfer owns
     /// the handoff, and its last events may be delivered after the transfer is gone.
@@ -90,10 +94,11 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     /// The sink said stop: the rest is dropped, but for the ending.
     private var stopped = false
 
-    init(sink: any TransferSink, pool: DeliveryPool = .shared) {
+    init(sink: any TransferSink, pool: DeliveryPool = .shared, deliversInline: Bool = false) {
         self.sink = sink
         self.pool = pool
-        deliversWholeResponses = sink.runsOnlyLibraryCode
+        self.deliversInline = deliversInline
+        deliversWholeResponses = sink.runsOnlyLibraryCode && !deliversInline
     }
 
     // MARK: - The I/O thread
@@ -110,6 +115,11 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     func push(_ event: Event, batching: Bool) -> Bool {
         lock.lock()
         if case .ending = event { ended = true }
+        if deliversInline, beginInlineTurn() {
+            deliver(event)
+            endInlineTurn()
+            return false
+        }
         events.append(event)
         if batching, deliversWholeResponses, !scheduled {
             let first = !batched
@@ -139,6 +149,12 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     /// one each.
     func offer(_ bytes: UnsafeRawBufferPointer, batching: Bool = false) -> Offer {
         lock.lock()
+        if deliversInline, beginInlineTurn() {
+            totalBodyBytes += bytes.count
+            if !stopped, !sink.receive(borrowing: bytes) { stopDelivering() }
+            endInlineTurn()
+            return .queued
+        }
         if queuedBytes > 0, queuedBytes + bytes.count > Self.highWaterMark {
             paused = true
             lock.unlock()
@@ -194,6 +210,29 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
             run()
             return
         }
+        let submit = scheduleIfNeeded()
+        lock.unlock()
+        if submit { pool.submit(self) }
+    }
+
+    /// Called by a lane's thread with the lock held: whether it may deliver the next event itself
+    /// now — nothing is queued before it, no thread delivers, the handler does not hold — and if
+    /// so, marks the delivery begun and releases the lock. Otherwise the lock stays held and the
+    /// event is queued as in any other loop.
+    private func beginInlineTurn() -> Bool {
+        guard !scheduled, !held, nextEvent == events.count else { return false }
+        scheduled = true
+        delivering = true
+        deliveredAny = true
+        lock.unlock()
+        return true
+    }
+
+    /// Ends a lane's delivery: what was queued meanwhile (a hold released) goes to the pool.
+    private func endInlineTurn() {
+        lock.lock()
+        delivering = false
+        scheduled = false
         let submit = scheduleIfNeeded()
         lock.unlock()
         if submit { pool.submit(self) }

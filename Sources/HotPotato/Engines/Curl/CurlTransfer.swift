@@ -100,7 +100,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.configuration = configuration
         redirectPolicy = redirects
         self.loop = loop
-        handoff = CurlHandoff(sink: sink)
+        handoff = CurlHandoff(sink: sink, deliversInline: loop.deliversInline)
         batchesDeliveries = sink.prefersLargeChunks
         errorBuffer = .allocate(capacity: Int(HP_CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
@@ -295,6 +295,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         switch handoff.offer(bytes, batching: batchesDeliveries || handoff.deliversWholeResponses) {
         case .queued:
+            // In a lane the handler ran meanwhile: a slow write is not an idle server.
+            if handoff.deliversInline { lastActivity = DispatchTime.now().uptimeNanoseconds }
             return .accepted
         case .batched:
             loop.flushBeforeWaiting(handoff)
