@@ -124,7 +124,9 @@ extension Session {
         ///   another connection, within this limit, rather than make requests wait.
         /// - 0 or less: no limit.
         ///
-        /// The URLSession engine hands it to URLSession (`httpMaximumConnectionsPerHost`).
+        /// The URLSession engine hands it to URLSession (`httpMaximumConnectionsPerHost`). On the
+        /// libcurl engine, a download in a lane (``downloadLanes``) keeps a connection of its own,
+        /// outside this limit.
         public var maximumConnectionsPerHost = 8
         /// How many bulk downloads — to a file, an `OutputStream`, or discarded (`FileWriter`,
         /// `StreamWriter`, `SelectiveDiscarder`) — the libcurl engine runs at once in a *lane* of
