@@ -131,7 +131,9 @@ import Testing
     }
 
     @Test(arguments: allEngines) func uploadProgressReachesTheLength(engine: Session.Engine) async throws {
-        let session = testSession(engine: engine) { $0.progressInterval = 0 }
+        // 60 s: the producer runs on the cooperative pool, which a ThreadSanitizer pass on two
+        // cores once kept from it for the default 20 (a clean-clone CI run).
+        let session = testSession(engine: engine, timeout: 60) { $0.progressInterval = 0 }
         let server = try await TestServers.retry()
         let updates = Locked([UploadProgress]())
         let queue = DispatchQueue(label: "upload-progress")
