@@ -89,7 +89,7 @@ if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
   limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
     --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind|EngineStress|ConnectionLimit|IOThread|HotPotatoErrorValue|DownloadLane)' \
     --skip 'aHandlerSlowerThanTheTimeoutIsNotAnIdleServer|timeoutWhileTheServerStalls' \
-    --experimental-maximum-parallelization-width 32 2>&1 \
+    --experimental-maximum-parallelization-width 8 2>&1 \
     | tee .build-tsan/tsan.log
   # The retries, interceptors, monitors, redirect behaviours and proxies, whose calls run as
   # attempts on tasks of their own, the cookie jars shared by threads and calls, and the element
@@ -99,7 +99,7 @@ if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
   # thread, and the sanitizer's slowdown made them take over a minute.
   limit 900 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
     --filter '^HotPotatoTests\.(RetryTransferTests|AuthenticationTests|CookieJarLimitsTests|HostileCookieTests|EventMonitorTests|RedirectBehaviorTests|ProxyTests|ServerSentEventStreamTests|EventStreamReconnectionTests|EventStreamHTTP2Tests|JSONStreamingTests)/' \
-    --skip 'tenThousand' --experimental-maximum-parallelization-width 32 \
+    --skip 'tenThousand' --experimental-maximum-parallelization-width 8 \
     2>&1 | tee -a .build-tsan/tsan.log
   # On their own, so that their CPU-bound threads cannot slow the transport suites' timed tests.
   limit 600 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
