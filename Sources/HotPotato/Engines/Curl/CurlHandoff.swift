@@ -150,7 +150,7 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     func offer(_ bytes: UnsafeRawBufferPointer, batching: Bool = false) -> Offer {
         lock.lock()
         if deliversInline, beginInlineTurn() {
-            totalBodyBytes += bytes.count
+            // No count kept: it serves only ``flush()``'s whole-response rule, which a lane never uses.
             if !stopped, !sink.receive(borrowing: bytes) { stopDelivering() }
             endInlineTurn()
             return .queued
