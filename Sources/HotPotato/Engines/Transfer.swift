@@ -97,6 +97,10 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         onlyLibraryCode
     }
 
+    func deliverOnCaller(_ work: @escaping @Sendable () -> Void) -> Bool {
+        onlyLibraryCode && completion.handOff(work)
+    }
+
     /// Prepares the request through the driver (see ``ResponseDriver/adapt(_:)``). Called once,
     /// before the engine starts.
     func adapt(_ request: inout URLRequest) throws(HotPotatoError) {

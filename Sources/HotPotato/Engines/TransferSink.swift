@@ -37,6 +37,11 @@ protocol TransferSink: AnyObject, Sendable {
     /// handler, no head callback — quickly and without blocking, so that an engine may deliver a
     /// small response that arrived whole on its own I/O thread instead of handing it to another.
     var runsOnlyLibraryCode: Bool { get }
+    /// Hands `work` — the delivery of a whole response, which settles the outcome — to the
+    /// caller awaiting it, to run on the caller's thread as it resumes; `false` when no caller
+    /// awaits yet (the engine then runs `work` itself). Only for a sink that
+    /// ``runsOnlyLibraryCode``.
+    func deliverOnCaller(_ work: @escaping @Sendable () -> Void) -> Bool
 }
 
 extension TransferSink {
@@ -51,4 +56,7 @@ extension TransferSink {
 
     /// The caller's code may run, unless the sink says otherwise.
     var runsOnlyLibraryCode: Bool { false }
+
+    /// No caller to hand work to, unless the sink says otherwise.
+    func deliverOnCaller(_ work: @escaping @Sendable () -> Void) -> Bool { false }
 }

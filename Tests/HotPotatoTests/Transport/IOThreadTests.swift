@@ -81,6 +81,37 @@ import Testing
         #expect(answered == 100)
     }
 
+    #if os(Linux)
+    /// The I/O thread polls a while before it sleeps when answers come quickly (see `spin_wait`
+    /// in CCurlLoop.c), but never for long: after a burst of small requests has earned it every
+    /// credit, a transfer whose server goes quiet must cost the thread next to no CPU. A thread
+    /// that kept polling while its transfers wait would spend the whole second (it did, 1 000 ms,
+    /// with the poll's time limit taken out).
+    @Test func theThreadStopsPollingOnceAnswersStopComing() async throws {
+        let engine = Session.Engine.curl
+        try #require(engine.isAvailable)
+        let nginx = try await TestServers.nginx()
+        let server = try HoldingServer(declared: 1_000_000, sent: 1024, holdSeconds: 30)
+        let session = testSession(engine: engine, timeout: 60)
+        defer { session.invalidate() }
+        for _ in 0..<200 {
+            _ = try await session.get(nginx.url("small.json")).asJSON().content
+        }
+        let quiet = session.get(server.url).asData().start()
+        defer { quiet.cancel() }
+        #expect(await server.waitUntilServed(seconds: 30))
+        let loop = try #require((session.transport as? CurlEngine)?.loop)
+        // Past the polls the burst paid for: a few sweeps of the idle timer.
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let before = try #require(loop.threadCPUNanoseconds)
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        let after = try #require(loop.threadCPUNanoseconds)
+        let spent = Double(after - before) / 1e6
+        #expect(spent < 250, "the I/O thread spent \(spent) ms of CPU in a second with nothing to do")
+        #expect(!quiet.isComplete)
+    }
+    #endif
+
     @Test func aHandlerSubclassThatBlocksHoldsBackOnlyItsOwnCall() async throws {
         try await expectOnlyItsOwnCallWaits("subclass") { session, url, reached, release in
             session.get(url).handled(by: BlockingAccumulator(reached: reached, release: release)).start()

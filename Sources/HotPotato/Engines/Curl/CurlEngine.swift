@@ -24,7 +24,8 @@ import FoundationNetworking
 /// only that download.
 final class CurlEngine: TransportEngine, @unchecked Sendable {
     private let configuration: Session.Configuration
-    private let loop: CurlEventLoop
+    /// The shared loop: every transfer that is not a lane's.
+    let loop: CurlEventLoop
     /// The download lanes, each a loop that carries one transfer at a time; their threads start
     /// with their first transfer.
     private let lanes: [CurlEventLoop]

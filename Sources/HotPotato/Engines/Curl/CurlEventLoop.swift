@@ -55,6 +55,8 @@ final class CurlEventLoop: @unchecked Sendable {
     private var cancelsAll = false
     /// Transfers added (or reserved) and not yet ended.
     private var transferCount = 0
+    /// The I/O thread, while it runs: for tests that read its CPU time.
+    private var thread: pthread_t?
 
     // Touched only on the I/O thread.
     /// The transfers whose handles are in the multi handle, by handle address: the loop holds
@@ -151,13 +153,33 @@ final class CurlEventLoop: @unchecked Sendable {
         // Foundation's `Thread.name` does not reach the system on Linux, where a thread keeps the
         // name of the one that started it.
         hp_name_current_thread(threadName)
+        send { $0.thread = pthread_self() }
         while runLoop() {
             let more = send { eventLoop -> Bool in
-                if eventLoop.arriving.isEmpty { eventLoop.threadRunning = false }
+                if eventLoop.arriving.isEmpty {
+                    eventLoop.threadRunning = false
+                    eventLoop.thread = nil
+                }
                 return !eventLoop.arriving.isEmpty
             }
             guard more else { return }
         }
+    }
+
+    /// The CPU time the I/O thread has used, in nanoseconds; `nil` when it is not running (or the
+    /// system cannot tell). For tests: the thread must not spend CPU while its transfers wait.
+    var threadCPUNanoseconds: UInt64? {
+        #if os(Linux)
+        lock.lock()
+        defer { lock.unlock() }
+        guard let thread else { return nil }
+        var clock = clockid_t()
+        var time = timespec()
+        guard pthread_getcpuclockid(thread, &clock) == 0, clock_gettime(clock, &time) == 0 else { return nil }
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        #else
+        return nil
+        #endif
     }
 
     /// The I/O thread's name, as `top -H`, a debugger or a crash report shows it (at most 15
@@ -171,6 +193,7 @@ final class CurlEventLoop: @unchecked Sendable {
         guard let loop = hp_loop_create(), let multi = hp_loop_multi(loop) else {
             let stranded = send { eventLoop -> [CurlTransfer] in
                 eventLoop.threadRunning = false
+                eventLoop.thread = nil
                 eventLoop.transferCount -= eventLoop.arriving.count
                 defer { eventLoop.arriving.removeAll() }
                 return eventLoop.arriving

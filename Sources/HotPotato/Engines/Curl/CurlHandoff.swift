@@ -207,7 +207,8 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
            nextEvent < events.count {
             scheduled = true
             lock.unlock()
-            run()
+            // On the awaiting caller's thread if there is one: the I/O thread is free at once.
+            if !sink.deliverOnCaller({ self.run() }) { run() }
             return
         }
         let submit = scheduleIfNeeded()
