@@ -10,7 +10,7 @@ final class Completion<Content: Sendable>: Sendable {
         var waiters: [CheckedContinuation<Outcome?, Never>] = []
         var observers: [@Sendable (Outcome) -> Void] = []
         /// Work that settles the outcome, handed to the waiter resumed with `nil`.
-        var work: (@Sendable () -> Void)?
+        var work: (any DeliveryJob)?
     }
 
     private let state = Locked(State())
@@ -31,11 +31,11 @@ final class Completion<Content: Sendable>: Sendable {
         return true
     }
 
-    /// Hands `work`, which settles the outcome, to a caller waiting for it, to run on that caller's
-    /// thread as it resumes — the thread resuming it was to be woken anyway, and the one handing
+    /// Hands `work`, which settles the outcome when it runs, to a caller waiting for it, to run on
+    /// that caller's thread as it resumes — the thread resuming it was to be woken anyway, and the one handing
     /// the work off (an engine's I/O thread) is free sooner. `false` when nobody waits yet, or the
     /// outcome is settled: the caller then runs `work` itself.
-    func handOff(_ work: @escaping @Sendable () -> Void) -> Bool {
+    func handOff(_ work: any DeliveryJob) -> Bool {
         let waiter = state.withLock { state -> CheckedContinuation<Outcome?, Never>? in
             guard state.outcome == nil, state.work == nil, !state.waiters.isEmpty else { return nil }
             state.work = work
@@ -62,11 +62,11 @@ final class Completion<Content: Sendable>: Sendable {
                 if let ready { continuation.resume(returning: ready) }
             }
             if let settled { return settled }
-            let work = state.withLock { state -> (@Sendable () -> Void)? in
+            let work = state.withLock { state -> (any DeliveryJob)? in
                 defer { state.work = nil }
                 return state.work
             }
-            work?()
+            work?.run()
             // Settled by the work, or by a cancel meanwhile; otherwise wait on.
             if let outcome { return outcome }
         }

@@ -97,7 +97,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         onlyLibraryCode
     }
 
-    func deliverOnCaller(_ work: @escaping @Sendable () -> Void) -> Bool {
+    func deliverOnCaller(_ work: any DeliveryJob) -> Bool {
         onlyLibraryCode && completion.handOff(work)
     }
 

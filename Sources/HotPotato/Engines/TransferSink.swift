@@ -41,7 +41,7 @@ protocol TransferSink: AnyObject, Sendable {
     /// caller awaiting it, to run on the caller's thread as it resumes; `false` when no caller
     /// awaits yet (the engine then runs `work` itself). Only for a sink that
     /// ``runsOnlyLibraryCode``.
-    func deliverOnCaller(_ work: @escaping @Sendable () -> Void) -> Bool
+    func deliverOnCaller(_ work: any DeliveryJob) -> Bool
 }
 
 extension TransferSink {
@@ -58,5 +58,5 @@ extension TransferSink {
     var runsOnlyLibraryCode: Bool { false }
 
     /// No caller to hand work to, unless the sink says otherwise.
-    func deliverOnCaller(_ work: @escaping @Sendable () -> Void) -> Bool { false }
+    func deliverOnCaller(_ work: any DeliveryJob) -> Bool { false }
 }

@@ -208,7 +208,7 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
             scheduled = true
             lock.unlock()
             // On the awaiting caller's thread if there is one: the I/O thread is free at once.
-            if !sink.deliverOnCaller({ self.run() }) { run() }
+            if !sink.deliverOnCaller(self) { run() }
             return
         }
         let submit = scheduleIfNeeded()

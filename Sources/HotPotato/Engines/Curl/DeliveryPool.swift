@@ -1,6 +1,7 @@
 import Foundation
 
-/// Work a ``DeliveryPool`` thread runs: one transfer's waiting events, delivered to its handler.
+/// Work a ``DeliveryPool`` thread runs — or the caller awaiting the transfer, when it is handed
+/// there (``Completion/handOff(_:)``): one transfer's waiting events, delivered to its handler.
 protocol DeliveryJob: AnyObject, Sendable {
     /// Delivers some of the job's events; the job submits itself again if it has more and wants
     /// another turn (so that one busy transfer does not keep a thread from the others).
