@@ -26,9 +26,15 @@ let package = Package(
         ),
         // The JSON parser's string scan and UTF-8 check, sixteen bytes at a time on x86_64.
         .target(name: "CJSONScan"),
+        // Checksums of downloads: CommonCrypto on Apple platforms, OpenSSL's libcrypto found or
+        // loaded at run time on Linux (dlopen): no OpenSSL headers or package needed to build.
+        .target(
+            name: "CDigest",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
         .target(
             name: "HotPotato",
-            dependencies: ["CCurl", "CJSONScan"],
+            dependencies: ["CCurl", "CJSONScan", "CDigest"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(

@@ -138,6 +138,12 @@ enum CommandLineParser {
                 }
                 options.resume = true
             case "--overwrite": options.overwrite = true
+            case "--checksum":
+                let text = try value(name, inline)
+                guard let checksum = Checksum(text) else {
+                    throw UsageError("--checksum takes ALGORITHM=HEX, ALGORITHM one of md5, sha1, sha256, sha512 (\"\(text)\" is not one)")
+                }
+                options.checksum = checksum
             case "-v", "--verbose": options.verbose = true
             case "-q", "--quiet": options.quiet = true
             case "--progress":
@@ -207,6 +213,9 @@ enum CommandLineParser {
         }
         if options.overwrite, case .file = options.output {} else if options.overwrite {
             throw UsageError("--overwrite needs -o FILE")
+        }
+        if options.checksum != nil, case .file = options.output {} else if options.checksum != nil {
+            throw UsageError("--checksum needs -o FILE")
         }
         if options.certificateAuthorities != nil, options.engine == .urlSession {
             throw UsageError("--cacert needs the curl engine: URLSession trusts the system's certificate authorities only")

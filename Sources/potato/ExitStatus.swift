@@ -26,6 +26,7 @@ enum ExitStatus: Int32, CaseIterable {
     case destinationBusy = 19
     case malformedResponse = 20
     case unreadableUpload = 21
+    case checksumMismatch = 22
     case interrupted = 130
     case terminated = 143
 
@@ -54,6 +55,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .destinationBusy: "--continue: another download is writing the same partial file (nothing changed)"
         case .malformedResponse: "the server's response breaks HTTP (a bad Content-Length, an unasked-for 206 …)"
         case .unreadableUpload: "a file to send (-T, -F, -d @FILE, --data-file) cannot be read, or shrank while it was sent"
+        case .checksumMismatch: "--checksum: the file's digest is another (nothing was placed; both digests are printed)"
         case .interrupted: "interrupted (Ctrl-C)"
         case .terminated: "terminated (SIGTERM)"
         }
@@ -81,6 +83,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .resumeMismatch: return (.resumeMismatch, "cannot resume")
         case .destinationBusy: return (.destinationBusy, "busy")
         case .malformedResponse: return (.malformedResponse, "malformed response")
+        case .checksumMismatch: return (.checksumMismatch, "checksum mismatch")
+        case .checksumUnavailable: return (.failure, "no checksum implementation")
         case .destinationExists: return (.fileError, "file exists")
         case .writeFailed, .fileSystemError:
             switch errno(of: error.underlying) {

@@ -176,7 +176,7 @@ struct GetCommand {
         }
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
-            maximumBodySize: options.maximumSize ?? .max)
+            maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum)
         let call = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
@@ -254,6 +254,9 @@ struct GetCommand {
         }
         if let path = error.path, !error.reason.contains(path) { text += "potato: path: \(TerminalText.safe(path))\n" }
         if error.code == .destinationExists { text += "potato: use --overwrite to replace it\n" }
+        if let expected = error.expectedChecksum, let actual = error.actualChecksum {
+            text += "potato: expected \(expected)\npotato: received \(actual)\n"
+        }
         Console.error(text)
         return status
     }

@@ -39,6 +39,8 @@ struct GetOptions {
     var acceptedTypes: [MediaType] = []
     var maximumSize: Int64?
     var resume = false
+    /// `--checksum ALGORITHM=HEX`: the digest the file must have to be placed.
+    var checksum: Checksum?
     /// `-b FILE`: Netscape cookie files to read the cookies to send from (a missing one is skipped).
     var cookieFiles: [String] = []
     /// `-c FILE`: where to write the cookie jar at the end (`-` for standard output).

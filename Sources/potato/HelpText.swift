@@ -132,6 +132,11 @@ enum HelpText {
                                    --continue-at - mean the same. (Deprecated: -c followed by
                                    nothing, an option or a URL still means --continue)
               --overwrite          replace FILE if it exists (default: refuse, exit 16)
+              --checksum ALG=HEX   place FILE only if its digest is HEX: ALG is sha256, sha512,
+                                   sha1 or md5 (for old mirrors). Computed while the body is
+                                   written (the bytes kept by --continue included); on a
+                                   mismatch nothing is placed, the partial file is discarded,
+                                   both digests are printed, and potato exits 22
 
         Output:
           -v, --verbose            print each request and response with its headers (credentials

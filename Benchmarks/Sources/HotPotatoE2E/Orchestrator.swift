@@ -56,6 +56,8 @@ struct Orchestrator {
         defer { try? FileManager.default.removeItem(atPath: destination) }
         switch spec.runner {
         case .harness(let name):
+            // The file served, for cases that need its bytes (a checksum to verify against).
+            setenv("HOTPOTATO_E2E_FIXTURE", nginx.root.appendingPathComponent(scenario.file).path, 1)
             return try child(selfPath, ["case", name, url, destination, String(scenario.count)])
         case .companion(let executable, let name):
             return try child(executable, [name, url, destination, String(scenario.count)])

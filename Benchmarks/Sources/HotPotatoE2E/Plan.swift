@@ -79,8 +79,11 @@ struct Plan {
         for size in sizes {
             let file = NginxFixture.fileName(size)
             let name = Self.describe(size)
+            // `file + sha256`: the same download verified against the file's SHA-256 (issue 30's
+            // "checking costs at most 10 %"), on the libcurl engine.
+            let verified = CaseSpec(label: "HotPotato (libcurl) file + sha256", runner: .harness("hp-curl-filesha256"), isHotPotato: true)
             scenarios.append(Scenario(title: "\(name) to a file", file: file, count: 1, unit: .throughput, cases:
-                hotPotato("file") + [
+                hotPotato("file") + [verified] + [
                     peer("URLSession downloadTask (completion handler)", "download-completion"),
                     peer("URLSession downloadTask (delegate)", "download-delegate"),
                     peer("URLSession data delegate → FileHandle", "delegate-filehandle"),

@@ -100,18 +100,22 @@ extension Request {
     ///   - createsIntermediateDirectories: Whether to create missing directories; default `false`.
     ///   - resumable: Whether to keep an interrupted download and continue it next time.
     ///   - maximumBodySize: The largest file accepted, in bytes; default no limit.
+    ///   - checksum: The digest the file must have to be placed (``Checksum``, computed while the
+    ///     body is written); a mismatch fails with ``HotPotatoError/Code/checksumMismatch`` and
+    ///     leaves nothing behind. Default none.
     public func downloadToFile(
         at destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
         createsIntermediateDirectories: Bool = false,
         resumable: Bool = false,
-        maximumBodySize: Int64 = .max
+        maximumBodySize: Int64 = .max,
+        checksum: Checksum? = nil
     ) -> Request<FileWriter> {
         replacingHandler {
             FileWriter(
                 destination: destination, existingFilePolicy: existingFilePolicy,
                 createsIntermediateDirectories: createsIntermediateDirectories, resumable: resumable,
-                maximumBodySize: maximumBodySize)
+                maximumBodySize: maximumBodySize, checksum: checksum)
         }
     }
 

@@ -15,6 +15,7 @@ extension HotPotatoError {
             case connectionRefused, hostNotFound, timedOut, connectionLost
             case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
             case authenticationFailed, bodyNotReplayable, bodyFileChanged
+            case checksumMismatch, checksumUnavailable
         }
 
         private let base: Base
@@ -87,6 +88,15 @@ extension HotPotatoError {
         /// resumable download's destination: only one writer at a time may hold it. Nothing was
         /// changed; try again once the other download has finished. Sets `path`.
         public static let destinationBusy = Code(.destinationBusy)
+
+        /// The downloaded file's digest is not the ``Checksum`` the download was given: the file
+        /// was not placed, and a resumable download's partial file was discarded. Sets
+        /// `expectedChecksum`, `actualChecksum` and `path` (the destination).
+        public static let checksumMismatch = Code(.checksumMismatch)
+        /// A download was given a ``Checksum`` whose algorithm has no implementation here (no
+        /// OpenSSL libcrypto could be loaded on Linux): the request was not sent. The reason says
+        /// why.
+        public static let checksumUnavailable = Code(.checksumUnavailable)
 
         // MARK: Handlers and transfers
 

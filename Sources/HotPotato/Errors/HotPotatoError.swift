@@ -11,7 +11,8 @@ import Foundation
 /// - ``intermediate``: when a conversion failed after the body arrived, the raw bytes (or the
 ///   decoded text) it failed on;
 /// - ``byteOffset`` (with ``line`` and ``column`` for JSON), ``elementIndex``, ``limit``,
-///   ``byteCount``, ``keyPath``, ``encoding``, ``path``, ``underlying``: the specifics.
+///   ``byteCount``, ``keyPath``, ``encoding``, ``path``, ``expectedChecksum`` and
+///   ``actualChecksum``, ``underlying``: the specifics.
 ///
 /// ```swift
 /// do {
@@ -92,6 +93,16 @@ public struct HotPotatoError: Error, Sendable {
         get { details.path }
         set { uniqueDetails().path = newValue }
     }
+    /// For ``Code/checksumMismatch``: the checksum the download was given.
+    public var expectedChecksum: Checksum? {
+        get { details.expectedChecksum }
+        set { uniqueDetails().expectedChecksum = newValue }
+    }
+    /// For ``Code/checksumMismatch``: the downloaded bytes' checksum, of the same algorithm.
+    public var actualChecksum: Checksum? {
+        get { details.actualChecksum }
+        set { uniqueDetails().actualChecksum = newValue }
+    }
     /// How many times the request was sent, when it ran under a ``RetryPolicy`` or a
     /// ``RequestInterceptor``: the error is the last attempt's (0 when an interceptor failed to
     /// adapt the first attempt, which was not sent). `nil` for a call made once without either.
@@ -144,6 +155,8 @@ public struct HotPotatoError: Error, Sendable {
         var encoding: String?
         var path: String?
         var attempts: Int?
+        var expectedChecksum: Checksum?
+        var actualChecksum: Checksum?
 
         init(reason: String, head: ResponseHead?, underlying: (any Error)?) {
             redactedReason = reason
@@ -165,6 +178,8 @@ public struct HotPotatoError: Error, Sendable {
             copy.encoding = encoding
             copy.path = path
             copy.attempts = attempts
+            copy.expectedChecksum = expectedChecksum
+            copy.actualChecksum = actualChecksum
             return copy
         }
     }

@@ -14,6 +14,8 @@ extension FileWriter {
     /// call ``ResponseDriver/adapt(_:)`` before sending, or the writer neither continues nor
     /// records the partial file's URL.
     public func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
+        // Before anything is sent: a checksum that cannot be computed here fails the call now.
+        if let checksum, Digest(checksum.algorithm) == nil { throw FileDigester.unavailable(checksum.algorithm) }
         let callersRange = request.value(forHTTPHeaderField: "Range") != nil
         requested = callersRange ? .callersOwn : .whole
         if carry != nil {

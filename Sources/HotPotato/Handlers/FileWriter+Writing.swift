@@ -37,6 +37,30 @@ extension FileWriter {
                 path: temporaryURL?.path ?? destination.path, byteOffset: bytesOnDisk, head: head, underlying: error)
         }
         bytesOnDisk += Int64(bytes.count)
+        digester?.advance(to: bytesOnDisk)
+    }
+
+    /// With a ``checksum``, waits for the file's digest and throws
+    /// ``HotPotatoError/Code/checksumMismatch`` unless it matches; a resumable download's partial
+    /// state is then discarded, so that the next attempt starts over.
+    func verifyChecksum() throws {
+        guard let checksum, let digester else { return }
+        self.digester = nil
+        switch digester.finish(size: bytesOnDisk) {
+        case .success(let actual) where actual == checksum:
+            return
+        case .success(let actual):
+            discardsPartial = true
+            var error = fileError(
+                .checksumMismatch,
+                "The downloaded file's \(checksum.algorithm) is \(actual.hex), not \(checksum.hex): it was not placed.",
+                path: destination.path)
+            error.expectedChecksum = checksum
+            error.actualChecksum = actual
+            throw error
+        case .failure(let error):
+            throw error
+        }
     }
 
     func releaseBuffer() {

@@ -96,6 +96,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     public internal(set) var resumedFrom: Int64 = 0
     /// Where a resumable download to ``destination`` keeps its partial file.
     public var partialFileURL: URL { Self.partialFileURL(for: destination) }
+    /// The digest the file must have to be placed (see ``Checksum``); `nil` for none.
+    public let checksum: Checksum?
 
     /// Where a resumable download to `destination` keeps its partial file
     /// (`.<name>.hotpotato-partial` in the same directory, with its record beside it in
@@ -141,6 +143,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     var expectedFileSize: Int64?
     /// The placed file; nothing is cleaned up after it.
     var isPlaced = false
+    /// Digests the file as it is written, when there is a ``checksum``.
+    var digester: FileDigester?
     /// For a download that is not resumable, retried by its call: where the bytes of the
     /// attempts before are kept (see ``keepPartialAcrossAttempts(in:)``).
     var carry: AttemptCarry?
@@ -177,14 +181,17 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     ///   - gate: The statuses and content types to accept. Default ``ResponseGate/successful``.
     ///   - maximumBodySize: The largest file accepted, in bytes (a resumed download counts the
     ///     bytes it already has). Default: no limit.
+    ///   - checksum: The digest the file must have to be placed; default none. See ``Checksum``.
     public init(
         destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
         createsIntermediateDirectories: Bool = false,
         resumable: Bool = false,
         gate: ResponseGate = .successful,
-        maximumBodySize: Int64 = .max
+        maximumBodySize: Int64 = .max,
+        checksum: Checksum? = nil
     ) {
+        self.checksum = checksum
         self.destination = destination.standardizedFileURL
         self.existingFilePolicy = existingFilePolicy
         self.createsIntermediateDirectories = createsIntermediateDirectories
@@ -225,6 +232,9 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
             try startPartialOver(head)
         } else {
             try createTemporaryFile(in: directory)
+        }
+        if let checksum, descriptor >= 0 {
+            digester = try FileDigester(checksum.algorithm, descriptor: descriptor, size: bytesOnDisk, path: temporaryURL?.path)
         }
     }
 
@@ -274,6 +284,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         try flush()
         releaseBuffer()
         try checkCompleteness()
+        try verifyChecksum()
         try place()
         isPlaced = true
         lease?.release()
@@ -285,6 +296,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// and keeps its partial file (unless it was found untrustworthy, or holds nothing). The
     /// destination is never touched.
     open override func cleanUp() {
+        digester?.cancel()
+        digester = nil
         if carry != nil, handOnCarried() { return }
         let keepsPartial: Bool
         if case .partial = output { keepsPartial = !isPlaced && !discardsPartial } else { keepsPartial = false }

@@ -10,9 +10,10 @@ import Darwin
 /// The few POSIX file operations ``FileWriter`` needs, with `errno` turned into `POSIXError`.
 enum POSIXFile {
     /// Creates a new file at `path`: exclusively (never an existing file), never through a
-    /// symbolic link, close-on-exec, with permissions 0600.
+    /// symbolic link, close-on-exec, with permissions 0600; open for reading too (a download's
+    /// checksum reads it back).
     static func createExclusive(_ path: String) throws -> Int32 {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if descriptor < 0 { throw currentError() }
         return descriptor
     }

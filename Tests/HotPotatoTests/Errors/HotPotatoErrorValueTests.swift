@@ -22,6 +22,8 @@ import Testing
         error.encoding = "utf-8"
         error.path = "/tmp/x"
         error.attempts = 3
+        error.expectedChecksum = Checksum("md5=d41d8cd98f00b204e9800998ecf8427e")
+        error.actualChecksum = Checksum("md5=900150983cd24fb0d6963f7d28e17f72")
         return error
     }
 
@@ -43,6 +45,8 @@ import Testing
         copy.encoding = nil
         copy.path = nil
         copy.attempts = nil
+        copy.expectedChecksum = nil
+        copy.actualChecksum = nil
         copy.reason = "changed"
 
         #expect(original.code == .unacceptableStatus)
@@ -55,6 +59,8 @@ import Testing
         #expect(original.elementIndex == 4 && original.limit == 5 && original.byteCount == 6)
         #expect(original.keyPath == "a.b" && original.encoding == "utf-8" && original.path == "/tmp/x")
         #expect(original.attempts == 3)
+        #expect(original.expectedChecksum?.hex == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(original.actualChecksum?.hex == "900150983cd24fb0d6963f7d28e17f72")
         #expect(original.reason == "https://<redacted>@example.com/ failed")
 
         #expect(copy.code == .timedOut && copy.reason == "changed")
@@ -62,6 +68,7 @@ import Testing
         #expect(copy.byteOffset == nil && copy.line == nil && copy.column == nil && copy.elementIndex == nil)
         #expect(copy.limit == nil && copy.byteCount == nil && copy.keyPath == nil)
         #expect(copy.encoding == nil && copy.path == nil && copy.attempts == nil)
+        #expect(copy.expectedChecksum == nil && copy.actualChecksum == nil)
     }
 
     @Test func aCopyKeepsEveryField() {
@@ -74,6 +81,7 @@ import Testing
         #expect(copy.limit == 5 && copy.byteCount == 6 && copy.keyPath == "a.b")
         #expect(copy.encoding == "utf-8" && copy.path == "/tmp/x" && copy.reason == original.reason)
         #expect(copy.attempts == 4 && original.attempts == 3)
+        #expect(copy.expectedChecksum == original.expectedChecksum && copy.actualChecksum == original.actualChecksum)
     }
 
     @Test func copiesChangedOnSeveralThreadsStayApart() async {

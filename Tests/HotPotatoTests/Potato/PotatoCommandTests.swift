@@ -19,10 +19,10 @@ import Glibc
         #expect(get.status == 0)
         for option in ["-o, --output", "--json [KEYPATH]", "--string", "-H, --header", "-u, --user", "-X, --request", "-d, --data",
                        "--data-file", "--accept-status", "--accept-type", "--max-size", "-C, --continue", "-b, --cookie", "-c, --cookie-jar", "-v, --verbose",
-                       "-q, --quiet", "--progress", "--timeout", "--overwrite"] {
+                       "-q, --quiet", "--progress", "--timeout", "--overwrite", "--checksum ALG=HEX"] {
             #expect(get.text.contains(option), "get --help lists \(option)")
         }
-        for code in [0, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 130] {
+        for code in [0, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 22, 130] {
             #expect(get.text.contains("\n  \(code) "), "get --help explains exit status \(code)")
         }
     }
