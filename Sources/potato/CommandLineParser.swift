@@ -138,6 +138,8 @@ enum CommandLineParser {
                 }
                 options.resume = true
             case "--overwrite": options.overwrite = true
+            case "--only-if-changed": options.onlyIfChanged = true
+            case "-R", "--remote-time": options.remoteTime = true
             case "--checksum":
                 let text = try value(name, inline)
                 guard let checksum = Checksum(text) else {
@@ -216,6 +218,9 @@ enum CommandLineParser {
         }
         if options.checksum != nil, case .file = options.output {} else if options.checksum != nil {
             throw UsageError("--checksum needs -o FILE")
+        }
+        if options.onlyIfChanged || options.remoteTime, case .file = options.output {} else if options.onlyIfChanged || options.remoteTime {
+            throw UsageError("\(options.onlyIfChanged ? "--only-if-changed" : "--remote-time") needs -o FILE")
         }
         if options.certificateAuthorities != nil, options.engine == .urlSession {
             throw UsageError("--cacert needs the curl engine: URLSession trusts the system's certificate authorities only")

@@ -176,7 +176,8 @@ struct GetCommand {
         }
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
-            maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum)
+            maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum, onlyIfChanged: options.onlyIfChanged,
+            keepsRemoteTime: options.remoteTime)
         let call = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
@@ -188,6 +189,10 @@ struct GetCommand {
         display.finish()
         switch outcome {
         case .success(let response):
+            if response.status == 304 {
+                if !options.quiet { Console.error("potato: \(destination.path) is up to date (HTTP 304): nothing was downloaded\n") }
+                return .success
+            }
             if !options.quiet {
                 let size = Self.fileSize(destination.path) ?? 0
                 let seconds = response.timings.total

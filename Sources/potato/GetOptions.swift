@@ -39,6 +39,10 @@ struct GetOptions {
     var acceptedTypes: [MediaType] = []
     var maximumSize: Int64?
     var resume = false
+    /// `--only-if-changed`: download FILE again only if it changed on the server.
+    var onlyIfChanged = false
+    /// `-R`, `--remote-time`: the placed file's modification time from `Last-Modified`.
+    var remoteTime = false
     /// `--checksum ALGORITHM=HEX`: the digest the file must have to be placed.
     var checksum: Checksum?
     /// `-b FILE`: Netscape cookie files to read the cookies to send from (a missing one is skipped).

@@ -103,19 +103,28 @@ extension Request {
     ///   - checksum: The digest the file must have to be placed (``Checksum``, computed while the
     ///     body is written); a mismatch fails with ``HotPotatoError/Code/checksumMismatch`` and
     ///     leaves nothing behind. Default none.
+    ///   - onlyIfChanged: When a file is already at `destination`, ask for the resource only if it
+    ///     changed (`If-None-Match` with the `ETag` saved with the file, `If-Modified-Since`), and
+    ///     replace the file only then: a `304` leaves it as it is. Default `false`. See
+    ///     ``FileWriter``'s "Only if changed".
+    ///   - keepsRemoteTime: Set the placed file's modification time from `Last-Modified`. Default
+    ///     `false`.
     public func downloadToFile(
         at destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
         createsIntermediateDirectories: Bool = false,
         resumable: Bool = false,
         maximumBodySize: Int64 = .max,
-        checksum: Checksum? = nil
+        checksum: Checksum? = nil,
+        onlyIfChanged: Bool = false,
+        keepsRemoteTime: Bool = false
     ) -> Request<FileWriter> {
         replacingHandler {
             FileWriter(
                 destination: destination, existingFilePolicy: existingFilePolicy,
                 createsIntermediateDirectories: createsIntermediateDirectories, resumable: resumable,
-                maximumBodySize: maximumBodySize, checksum: checksum)
+                maximumBodySize: maximumBodySize, checksum: checksum, onlyIfChanged: onlyIfChanged,
+                keepsRemoteTime: keepsRemoteTime)
         }
     }
 

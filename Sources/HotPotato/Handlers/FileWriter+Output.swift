@@ -21,7 +21,7 @@ extension FileWriter {
             if isDirectory {
                 throw fileError(.fileSystemError, "The destination \(path) is a directory.", path: path)
             }
-            if existingFilePolicy == .fail {
+            if placementPolicy == .fail {
                 throw fileError(.destinationExists, "A file already exists at \(path).", path: path)
             }
         }
@@ -107,6 +107,7 @@ extension FileWriter {
     /// ``ExistingFilePolicy/replace``.
     func place() throws {
         let fd = descriptor
+        stampBeforePlacing(fd)
         do {
             try POSIXFile.setMode(fd, POSIXFile.regularFileMode)
         } catch {
@@ -137,8 +138,12 @@ extension FileWriter {
         temporaryURL = nil
     }
 
+    /// How the file is placed: over an existing one when ``existingFilePolicy`` says so, or when
+    /// only a changed file was asked for (``onlyIfChanged``), which replaces the old one.
+    var placementPolicy: ExistingFilePolicy { onlyIfChanged ? .replace : existingFilePolicy }
+
     private func move(_ source: String) throws {
-        switch existingFilePolicy {
+        switch placementPolicy {
         case .replace: try POSIXFile.rename(source, to: destination.path)
         case .fail: try POSIXFile.renameNoReplace(source, to: destination.path)
         }
@@ -149,7 +154,7 @@ extension FileWriter {
     /// unless nothing is there either, when the link straight at the destination does it (it
     /// fails, and the rename follows, if something appeared meanwhile).
     private func placeAnonymous(_ fd: Int32) throws {
-        switch existingFilePolicy {
+        switch placementPolicy {
         case .fail:
             try POSIXFile.linkAnonymous(fd, to: destination.path)
         case .replace:

@@ -16,6 +16,9 @@ extension FileWriter {
     public func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
         // Before anything is sent: a checksum that cannot be computed here fails the call now.
         if let checksum, Digest(checksum.algorithm) == nil { throw FileDigester.unavailable(checksum.algorithm) }
+        // Once it is known whether the rest of a partial file is asked for (only the whole is
+        // asked for conditionally).
+        defer { adaptConditional(&request) }
         let callersRange = request.value(forHTTPHeaderField: "Range") != nil
         requested = callersRange ? .callersOwn : .whole
         if carry != nil {

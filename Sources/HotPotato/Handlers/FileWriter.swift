@@ -39,6 +39,18 @@ import FoundationNetworking
 /// Gating defaults: ``ResponseGate/successful``; no size limit. A response with no body produces an
 /// empty file.
 ///
+/// ## Only if changed
+///
+/// With `onlyIfChanged: true` (potato's `--only-if-changed`, as wget's `-N` and curl's
+/// `--etag-compare`/`-z`), when a file is already at the destination the request asks for the
+/// resource only if it changed: `If-None-Match` with the `ETag` saved with the file when it was
+/// placed (in its extended attribute `user.hotpotato.etag`, where the file system keeps them: no
+/// file beside it), and `If-Modified-Since` with its modification time. A `304 Not Modified`
+/// leaves the file exactly as it was (``wasNotModified``; the response's status says `304`); any
+/// other accepted answer replaces it atomically, whatever the ``existingFilePolicy``. With
+/// `keepsRemoteTime: true` (`--remote-time`) the placed file's modification time is the
+/// response's `Last-Modified`, which makes the next `If-Modified-Since` exact.
+///
 /// ## Resumable downloads
 ///
 /// With `resumable: true`, the body goes to a partial file at a fixed place beside the
@@ -98,6 +110,14 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     public var partialFileURL: URL { Self.partialFileURL(for: destination) }
     /// The digest the file must have to be placed (see ``Checksum``); `nil` for none.
     public let checksum: Checksum?
+    /// Whether a file already at ``destination`` is downloaded again only if it changed on the
+    /// server (see "Only if changed" above).
+    public let onlyIfChanged: Bool
+    /// Whether the placed file's modification time is set from the response's `Last-Modified`.
+    public let keepsRemoteTime: Bool
+    /// Whether the response was the `304` of a conditional request: the file at ``destination``
+    /// is current, and was left as it was.
+    public internal(set) var wasNotModified = false
 
     /// Where a resumable download to `destination` keeps its partial file
     /// (`.<name>.hotpotato-partial` in the same directory, with its record beside it in
@@ -145,6 +165,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     var isPlaced = false
     /// Digests the file as it is written, when there is a ``checksum``.
     var digester: FileDigester?
+    /// ``adapt(_:)`` made the request conditional (``onlyIfChanged``).
+    var sentConditional = false
     /// For a download that is not resumable, retried by its call: where the bytes of the
     /// attempts before are kept (see ``keepPartialAcrossAttempts(in:)``).
     var carry: AttemptCarry?
@@ -182,6 +204,10 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     ///   - maximumBodySize: The largest file accepted, in bytes (a resumed download counts the
     ///     bytes it already has). Default: no limit.
     ///   - checksum: The digest the file must have to be placed; default none. See ``Checksum``.
+    ///   - onlyIfChanged: When a file is already at `destination`, ask for the resource only if
+    ///     it changed, and replace the file only then; default `false`.
+    ///   - keepsRemoteTime: Set the placed file's modification time from `Last-Modified`; default
+    ///     `false`.
     public init(
         destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
@@ -189,9 +215,13 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         resumable: Bool = false,
         gate: ResponseGate = .successful,
         maximumBodySize: Int64 = .max,
-        checksum: Checksum? = nil
+        checksum: Checksum? = nil,
+        onlyIfChanged: Bool = false,
+        keepsRemoteTime: Bool = false
     ) {
         self.checksum = checksum
+        self.onlyIfChanged = onlyIfChanged
+        self.keepsRemoteTime = keepsRemoteTime
         self.destination = destination.standardizedFileURL
         self.existingFilePolicy = existingFilePolicy
         self.createsIntermediateDirectories = createsIntermediateDirectories
@@ -209,6 +239,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// whole body; any other `416` to a resumed request discards the partial state and fails with
     /// ``HotPotatoError/Code/resumeMismatch``. Otherwise gates as ``SelectiveDiscarder`` does.
     open override func validate(_ head: ResponseHead) throws {
+        if isNotModified(head) { return }
         if case .rest(let offset, let info) = requested, head.status == 416, !gate.accepts(status: 416) {
             if Self.isCompletion(head, of: offset, info: info) { return }
             discardsPartial = true
@@ -219,6 +250,12 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
 
     /// Gates the response, checks the destination, and opens the file the body goes to.
     open override func prepare(for head: ResponseHead) throws {
+        if isNotModified(head) {
+            // The file at the destination is current: nothing to write, nothing to place.
+            try super.prepare(for: head)
+            wasNotModified = true
+            return
+        }
         try super.prepare(for: head)
         let directory = try checkDestination()
         if wantsPartial && lease == nil { try takePartial() }
@@ -243,7 +280,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// Chunks under 64 KiB are gathered into writes of up to 256 KiB; a write error may therefore
     /// surface on a later chunk or in ``finish()``, with the offset of the first byte not written.
     open override func receive(_ chunk: Data) throws {
-        if partialIsComplete { return }
+        if partialIsComplete || wasNotModified { return }
         try countBody(chunk)
         guard descriptor >= 0 else {
             throw fileError(.writeFailed, "The file is not open for writing.", path: temporaryURL?.path)
@@ -270,6 +307,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     }
 
     deinit {
+        digester?.cancel()
         coalescing?.deallocate()
         if descriptor >= 0, lease?.descriptor != descriptor { _ = try? POSIXFile.close(descriptor) }
         if let carried { AttemptCarry.close(carried) }
@@ -278,6 +316,11 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// Checks that the whole file arrived, then places it at ``destination``; returns the
     /// destination URL.
     open override func finish() throws -> URL {
+        if wasNotModified {
+            lease?.release()
+            lease = nil
+            return destination
+        }
         guard output != nil, descriptor >= 0 else {
             throw fileError(.fileSystemError, "There is no downloaded file to place.", path: destination.path)
         }

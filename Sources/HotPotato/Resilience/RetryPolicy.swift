@@ -18,7 +18,7 @@ import FoundationNetworking
 ///
 /// What a retry does:
 /// - Each attempt gets a new handler, so no handler ever sees a mixture of two responses, except
-///   ``FileWriter`` (``Request/downloadToFile(at:existingFilePolicy:createsIntermediateDirectories:resumable:maximumBodySize:checksum:)``):
+///   ``FileWriter`` (``Request/downloadToFile(at:existingFilePolicy:createsIntermediateDirectories:resumable:maximumBodySize:checksum:onlyIfChanged:keepsRemoteTime:)``):
 ///   it keeps the bytes it has and asks for the rest with `Range` and `If-Range`, so a large
 ///   download survives broken connections without starting over, and its progress keeps
 ///   counting. If the server cannot continue (no validator, another version), the attempt starts
@@ -143,14 +143,7 @@ public struct RetryPolicy: RequestInterceptor {
     public static func retryAfter(_ head: ResponseHead, now: Date = Date()) -> TimeInterval? {
         guard let value = head.headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if value.allSatisfy(\.isASCIIDigit) { return TimeInterval(value) }
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
+        return HTTPDate.parse(value).map { max(0, $0.timeIntervalSince(now)) }
     }
 }
 

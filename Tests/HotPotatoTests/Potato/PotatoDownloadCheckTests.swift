@@ -5,8 +5,9 @@ import Testing
 
 /// `potato get -o FILE --checksum ALG=HEX`: the file is placed when it matches; on a mismatch
 /// nothing is placed, both digests are printed, and the exit status is 22; a malformed checksum,
-/// or one without `-o`, is a usage error.
-@Suite(.needsNginx) struct PotatoChecksumTests {
+/// or one without `-o`, is a usage error. `--only-if-changed` and `--remote-time`: a second run
+/// finds FILE up to date (exit 0, FILE untouched), and FILE gets the server's time.
+@Suite(.needsNginx) struct PotatoDownloadCheckTests {
     private func sha256(of file: String, in nginx: NginxServer) throws -> Checksum {
         let data = try Data(contentsOf: nginx.root.appendingPathComponent(file))
         let digest = try #require(Digest(.sha256))
@@ -50,5 +51,39 @@ import Testing
             #expect(outcome.status == 2, "\(arguments): \(outcome.error)")
             #expect(outcome.error.contains("--checksum"), "\(arguments): \(outcome.error)")
         }
+    }
+
+    @Test(arguments: allEngines) func onlyIfChangedLeavesAnUpToDateFile(engine: Session.Engine) async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "potato-conditional-\(UUID().uuidString).txt"
+        let source = nginx.root.appendingPathComponent(name)
+        try Data("version one".utf8).write(to: source)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let past = Date(timeIntervalSince1970: 1_200_000_000)
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: source.path)
+        let file = scratch.file("file.txt")
+        let arguments = ["get", nginx.url(name).absoluteString, "-o", file.path, "--only-if-changed", "--remote-time",
+                         "--engine", engine == .curl ? "curl" : "urlsession"]
+
+        let first = try await PotatoProcess.run(arguments)
+        #expect(first.status == 0, "\(first.error)")
+        let time = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+        #expect(time == past, "--remote-time")
+
+        let second = try await PotatoProcess.run(arguments)
+        #expect(second.status == 0, "\(second.error)")
+        #expect(second.error.contains("up to date"), "\(second.error)")
+        #expect(try String(contentsOf: file, encoding: .utf8) == "version one")
+
+        try Data("version two".utf8).write(to: source)
+        let third = try await PotatoProcess.run(arguments)
+        #expect(third.status == 0, "\(third.error)")
+        #expect(!third.error.contains("up to date"), "\(third.error)")
+        #expect(try String(contentsOf: file, encoding: .utf8) == "version two")
+
+        let noFile = try await PotatoProcess.run(["get", nginx.url(name).absoluteString, "--only-if-changed"])
+        #expect(noFile.status == 2 && noFile.error.contains("--only-if-changed needs -o"), "\(noFile.error)")
     }
 }
