@@ -134,7 +134,7 @@ enum HelpText {
               --overwrite          replace FILE if it exists (default: refuse, exit 16)
               --only-if-changed    when FILE exists, download it again only if it changed on the
                                    server (If-None-Match with the ETag kept in FILE's extended
-                                   attributes, If-Modified-Since with its time); a 304 leaves
+                                   attributes, else If-Modified-Since with its time); a 304 leaves
                                    FILE as it is and exits 0; a new version replaces it
           -R, --remote-time        set FILE's modification time from Last-Modified
               --checksum ALG=HEX   place FILE only if its digest is HEX: ALG is sha256, sha512,

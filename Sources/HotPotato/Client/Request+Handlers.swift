@@ -104,7 +104,7 @@ extension Request {
     ///     body is written); a mismatch fails with ``HotPotatoError/Code/checksumMismatch`` and
     ///     leaves nothing behind. Default none.
     ///   - onlyIfChanged: When a file is already at `destination`, ask for the resource only if it
-    ///     changed (`If-None-Match` with the `ETag` saved with the file, `If-Modified-Since`), and
+    ///     changed (`If-None-Match` with the `ETag` saved with the file, else `If-Modified-Since`), and
     ///     replace the file only then: a `304` leaves it as it is. Default `false`. See
     ///     ``FileWriter``'s "Only if changed".
     ///   - keepsRemoteTime: Set the placed file's modification time from `Last-Modified`. Default

@@ -22,7 +22,10 @@ extension FileWriter {
 
     /// For ``onlyIfChanged``, when a file is at the destination and the whole resource is asked
     /// for: makes the request conditional — `If-None-Match` with the `ETag` saved with the file,
-    /// `If-Modified-Since` with its modification time — unless the caller set either.
+    /// or without one `If-Modified-Since` with its modification time — unless the caller set
+    /// either. Never both: RFC 9110 has a server ignore `If-Modified-Since` beside
+    /// `If-None-Match`, but nginx answers `304` only when both match, and its default match of a
+    /// date is exact, which a file's own time rarely is.
     func adaptConditional(_ request: inout URLRequest) {
         guard onlyIfChanged, case .whole = requested, (request.httpMethod ?? "GET").uppercased() == "GET",
               request.value(forHTTPHeaderField: "If-None-Match") == nil,
@@ -32,6 +35,8 @@ extension FileWriter {
         guard stat(destination.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return }
         if let etag = Self.savedETag(atPath: destination.path) {
             request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+            sentConditional = true
+            return
         }
         #if canImport(Darwin)
         let seconds = TimeInterval(status.st_mtimespec.tv_sec)

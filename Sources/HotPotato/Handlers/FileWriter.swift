@@ -45,7 +45,7 @@ import FoundationNetworking
 /// `--etag-compare`/`-z`), when a file is already at the destination the request asks for the
 /// resource only if it changed: `If-None-Match` with the `ETag` saved with the file when it was
 /// placed (in its extended attribute `user.hotpotato.etag`, where the file system keeps them: no
-/// file beside it), and `If-Modified-Since` with its modification time. A `304 Not Modified`
+/// file beside it), or, without one, `If-Modified-Since` with its modification time. A `304 Not Modified`
 /// leaves the file exactly as it was (``wasNotModified``; the response's status says `304`); any
 /// other accepted answer replaces it atomically, whatever the ``existingFilePolicy``. With
 /// `keepsRemoteTime: true` (`--remote-time`) the placed file's modification time is the
