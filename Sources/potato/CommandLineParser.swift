@@ -138,6 +138,10 @@ enum CommandLineParser {
                 }
                 options.resume = true
             case "--overwrite": options.overwrite = true
+            case "--limit-rate":
+                let rate = try Self.size(try value(name, inline), option: name)
+                guard rate > 0 else { throw UsageError("--limit-rate needs a rate above 0, like 500K or 2M (bytes a second)") }
+                options.rateLimit = rate
             case "--only-if-changed": options.onlyIfChanged = true
             case "-R", "--remote-time": options.remoteTime = true
             case "--checksum":
@@ -262,7 +266,7 @@ enum CommandLineParser {
     }
 
     /// `1048576`, `512K`, `10M`, `2G` (powers of 1024) → bytes.
-    static func size(_ text: String) throws(UsageError) -> Int64 {
+    static func size(_ text: String, option: String = "--max-size") throws(UsageError) -> Int64 {
         let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
         var digits = Substring(text)
         var multiplier: Int64 = 1
@@ -271,10 +275,10 @@ enum CommandLineParser {
             digits = digits.dropLast()
         }
         guard let number = Int64(digits), number >= 0 else {
-            throw UsageError("--max-size \"\(text)\" is not a size, like 1048576, 512K, 10M or 2G")
+            throw UsageError("\(option) \"\(text)\" is not a size, like 1048576, 512K, 10M or 2G")
         }
         let (bytes, overflow) = number.multipliedReportingOverflow(by: multiplier)
-        guard !overflow else { throw UsageError("--max-size \"\(text)\" is too large") }
+        guard !overflow else { throw UsageError("\(option) \"\(text)\" is too large") }
         return bytes
     }
 }

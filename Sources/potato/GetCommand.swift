@@ -152,6 +152,7 @@ struct GetCommand {
         var request = request
         if let statuses = options.acceptedStatuses { request = request.accepting(statusCodes: statuses) }
         if !options.acceptedTypes.isEmpty { request = request.accepting(contentTypes: options.acceptedTypes) }
+        if let rate = options.rateLimit { request = request.limitRate(rate) }
         return request
     }
 

@@ -39,6 +39,8 @@ struct GetOptions {
     var acceptedTypes: [MediaType] = []
     var maximumSize: Int64?
     var resume = false
+    /// `--limit-rate RATE`: the most bytes a second received.
+    var rateLimit: Int64?
     /// `--only-if-changed`: download FILE again only if it changed on the server.
     var onlyIfChanged = false
     /// `-R`, `--remote-time`: the placed file's modification time from `Last-Modified`.

@@ -90,6 +90,15 @@ extension Request {
         with { $0.spec.timeout = seconds }
     }
 
+    /// Receives at most `bytesPerSecond` bytes a second (curl's `--limit-rate`), within the
+    /// session's ``Session/Configuration/receiveRateLimit`` if it has one. The libcurl engine
+    /// stops reading the connection while the transfer is ahead of the rate (no busy-waiting;
+    /// TCP holds the rest on the server). The URLSession engine cannot: the call fails with
+    /// ``HotPotatoError/Code/engineUnavailable``. 0 or less: no limit of the request's own.
+    public func limitRate(_ bytesPerSecond: Int64) -> Request {
+        with { $0.options.receiveRateLimit = bytesPerSecond > 0 ? bytesPerSecond : nil }
+    }
+
     /// How many bytes of a rejected response's body to keep for the error; overrides
     /// ``Session/Configuration/errorBodyLimit``.
     public func errorBodyLimit(_ bytes: Int) -> Request {

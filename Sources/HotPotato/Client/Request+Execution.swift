@@ -85,7 +85,7 @@ extension Request {
         return Transfer(
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? session.configuration.errorBodyLimit,
             progress: progress, onHead: onHead, finishesProgress: finishesProgress,
-            cookies: session.cookieBackend.map { CookieExchange(store: $0) })
+            cookies: session.cookieBackend.map { CookieExchange(store: $0) }, receiveRateLimit: options.receiveRateLimit)
     }
 
     /// Lets the handler adapt `urlRequest`, then sends it through the session's engine (or

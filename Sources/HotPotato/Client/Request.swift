@@ -71,4 +71,6 @@ struct RequestOptions: Sendable {
     var retryPolicy: RetryPolicy?
     /// ``Request/intercepted(by:)``: after the session's.
     var interceptors: [any RequestInterceptor] = []
+    /// ``Request/limitRate(_:)``: bytes a second.
+    var receiveRateLimit: Int64?
 }

@@ -146,6 +146,15 @@ extension Session {
         /// session's other requests, so a host can see up to this many connections more than the
         /// limit. Set 0 where the limit must hold exactly. The URLSession engine ignores it.
         public var downloadLanes = 4
+        /// The most bytes a second the session's transfers receive together (aria2's
+        /// `--max-overall-download-limit`); `nil` (the default) for no limit. The libcurl engine
+        /// shares it evenly among the transfers in flight, adjusted four times a second, and
+        /// never busy-waits: a transfer over its share is not read until it is under it again
+        /// (TCP holds the rest on the server). A request's own ``Request/limitRate(_:)`` caps it
+        /// further. A session with a limit runs no download lanes (``downloadLanes``), so that
+        /// every transfer shares it. The URLSession engine cannot limit a rate: its requests fail
+        /// with ``HotPotatoError/Code/engineUnavailable``.
+        public var receiveRateLimit: Int64?
         /// No longer limits anything: the libcurl engine runs every transfer on one I/O thread
         /// and holds a thread for a transfer only while its handler runs, so there is no global
         /// cap for one host's long transfers to fill. Limit connections per host with

@@ -48,6 +48,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// The cookies of this transfer, when the session keeps any: the final head's are stored as it
     /// arrives (a redirect's are, by ``RedirectPolicy``).
     let cookies: CookieExchange?
+    /// ``Request/limitRate(_:)``: the most bytes a second this transfer receives.
+    let receiveRateLimit: Int64?
     /// Whether settling the outcome ends the progress updates: not for one attempt of several,
     /// which share them.
     private let finishesProgress: Bool
@@ -70,8 +72,10 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     init(
         handler: Handler, errorBodyLimit: Int, progress: ProgressReporter,
-        onHead: (@Sendable (ResponseHead) -> Void)? = nil, finishesProgress: Bool = true, cookies: CookieExchange? = nil
+        onHead: (@Sendable (ResponseHead) -> Void)? = nil, finishesProgress: Bool = true, cookies: CookieExchange? = nil,
+        receiveRateLimit: Int64? = nil
     ) {
+        self.receiveRateLimit = receiveRateLimit
         driver = ResponseDriver(handler: handler, errorBodyLimit: errorBodyLimit)
         self.progress = progress
         self.onHead = onHead

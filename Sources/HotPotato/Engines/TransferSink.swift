@@ -42,6 +42,9 @@ protocol TransferSink: AnyObject, Sendable {
     /// awaits yet (the engine then runs `work` itself). Only for a sink that
     /// ``runsOnlyLibraryCode``.
     func deliverOnCaller(_ work: any DeliveryJob) -> Bool
+    /// The most bytes a second the transfer receives (``Request/limitRate(_:)``); `nil` for no
+    /// limit of its own.
+    var receiveRateLimit: Int64? { get }
 }
 
 extension TransferSink {
@@ -56,6 +59,9 @@ extension TransferSink {
 
     /// The caller's code may run, unless the sink says otherwise.
     var runsOnlyLibraryCode: Bool { false }
+
+    /// No limit, unless the sink says otherwise.
+    var receiveRateLimit: Int64? { nil }
 
     /// No caller to hand work to, unless the sink says otherwise.
     func deliverOnCaller(_ work: any DeliveryJob) -> Bool { false }

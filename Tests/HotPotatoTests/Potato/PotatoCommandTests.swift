@@ -19,7 +19,7 @@ import Glibc
         #expect(get.status == 0)
         for option in ["-o, --output", "--json [KEYPATH]", "--string", "-H, --header", "-u, --user", "-X, --request", "-d, --data",
                        "--data-file", "--accept-status", "--accept-type", "--max-size", "-C, --continue", "-b, --cookie", "-c, --cookie-jar", "-v, --verbose",
-                       "-q, --quiet", "--progress", "--timeout", "--overwrite", "--checksum ALG=HEX", "--only-if-changed", "-R, --remote-time"] {
+                       "-q, --quiet", "--progress", "--timeout", "--overwrite", "--checksum ALG=HEX", "--only-if-changed", "-R, --remote-time", "--limit-rate RATE"] {
             #expect(get.text.contains(option), "get --help lists \(option)")
         }
         for code in [0, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 22, 130] {

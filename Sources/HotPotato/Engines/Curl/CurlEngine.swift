@@ -47,7 +47,8 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
             sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return {}
         }
-        let lane = sink.prefersLargeChunks ? lanes.first { $0.reserve() } : nil
+        // A session-wide rate limit is shared on the one loop: no lanes then.
+        let lane = sink.prefersLargeChunks && configuration.receiveRateLimit == nil ? lanes.first { $0.reserve() } : nil
         let loop = lane ?? loop
         let transfer = CurlTransfer(
             request: request, body: body, sink: sink, configuration: configuration, redirects: redirects, loop: loop)

@@ -223,7 +223,9 @@ final class CurlEventLoop: @unchecked Sendable {
             readFinished(multi)
             let now = DispatchTime.now().uptimeNanoseconds
             if !active.isEmpty { lastBusy = now }
-            if now >= nextSweep { sweepIdle(multi, now: now) }
+            let sweeps = now >= nextSweep
+            if sweeps { sweepIdle(multi, now: now) }
+            if !requests.adds.isEmpty || sweeps { shareReceiveRate() }
             let untilSweep = Int((nextSweep &- now) / 1_000_000) + 1
             // With bytes batched, only a look: they go out before the thread waits.
             let wait = batchedHandoffs.isEmpty ? (active.isEmpty ? 1000 : min(untilSweep, 1000)) : 0
@@ -352,6 +354,14 @@ final class CurlEventLoop: @unchecked Sendable {
             return
         }
         join(transfer, handle: handle, multi: multi)
+    }
+
+    /// Shares the session's ``Session/Configuration/receiveRateLimit`` evenly among the transfers
+    /// in flight: called when transfers are added and at each sweep, four times a second.
+    private func shareReceiveRate() {
+        guard let total = configuration.receiveRateLimit, total > 0, !active.isEmpty else { return }
+        let share = max(1, total / Int64(active.count))
+        for transfer in active.values { transfer.limitReceiveRate(share: share) }
     }
 
     /// Stops the transfers that have moved nothing for longer than their timeout (a transfer

@@ -42,6 +42,9 @@ final class CurlTransfer: @unchecked Sendable {
     // Touched only by the I/O thread.
     /// The handle the transfer is performed on, while it is.
     private(set) var handle: UnsafeMutableRawPointer?
+    /// The receive rate set on the handle (`CURLOPT_MAX_RECV_SPEED_LARGE`), 0 for none. I/O
+    /// thread only.
+    var appliedReceiveRate: Int64 = 0
     /// The header list of the request being sent, freed when its perform ends.
     private var headerList: UnsafeMutableRawPointer?
     /// The header list for the proxy alone (`CURLOPT_PROXYHEADER`), freed when the perform ends.

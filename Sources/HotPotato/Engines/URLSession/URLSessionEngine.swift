@@ -120,6 +120,13 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             request.setValue(value, forHTTPHeaderField: name)
         }
         request = redirects.firstRequest(request)
+        if sink.receiveRateLimit != nil || configuration.receiveRateLimit != nil {
+            sink.fail(HotPotatoError(
+                .engineUnavailable,
+                reason: "URLSession cannot limit the rate a transfer receives at (Request.limitRate, "
+                    + "Session.Configuration.receiveRateLimit): use the libcurl engine."))
+            return {}
+        }
         do throws(HotPotatoError) {
             try proxyRule.check(request.url)
             _ = try proxyRule.routingProxyHeaders(request)
