@@ -317,8 +317,12 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// destination URL.
     open override func finish() throws -> URL {
         if wasNotModified {
-            lease?.release()
-            lease = nil
+            // A resumable download took its (empty) partial file when the request was made.
+            if let lease {
+                if lease.currentSize() == 0 { PartialDownload(destination: destination).discard() }
+                lease.release()
+                self.lease = nil
+            }
             return destination
         }
         guard output != nil, descriptor >= 0 else {

@@ -56,6 +56,11 @@ import Testing
         #expect(try inode(destination) == inodeBefore && modificationTime(destination) == timeBefore, "an unchanged file was touched")
         #expect(try String(contentsOf: destination, encoding: .utf8) == "first version")
 
+        // A resumable download finds it up to date too, and leaves no partial file behind.
+        let resumable = try await session.get(url).downloadToFile(at: destination, resumable: true, onlyIfChanged: true).response()
+        #expect(resumable.status == 304)
+        ResumableDownloadTests.expectNoPartialState(for: destination)
+
         // The resource changes (another ETag: nginx's is its time and length).
         try Data("second version, longer".utf8).write(to: nginx.root.appendingPathComponent(name))
         let third = try await session.get(url).downloadToFile(at: destination, onlyIfChanged: true).response()
