@@ -95,7 +95,7 @@ struct PartialDownload {
                 }
             }
             do {
-                guard try POSIXFile.tryLock(descriptor) else { throw Busy() }
+                guard try Self.lock(descriptor) else { throw Busy() }
                 // The name may have moved on between open and lock (placed, discarded, replaced).
                 let locked = try POSIXFile.status(descriptor)
                 guard let current = POSIXFile.linkStatus(path), POSIXFile.sameFile(locked, current),
@@ -110,6 +110,18 @@ struct PartialDownload {
             }
         }
         return nil
+    }
+
+    /// Takes the partial file's lock, waiting up to a tenth of a second for it: a process forked
+    /// meanwhile (by this process, to run another program) holds a copy of every descriptor, and
+    /// of the lock with it, until it has started that program — a moment, not a download.
+    private static func lock(_ descriptor: Int32) throws -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds + 100_000_000
+        while true {
+            if try POSIXFile.tryLock(descriptor) { return true }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { return false }
+            usleep(5_000)
+        }
     }
 
     /// Removes the data file and the record.
