@@ -16,6 +16,14 @@ enum CaseRunner {
     /// The case's session, kept until the process exits: closing its connections is not part of
     /// the transfer's time.
     nonisolated(unsafe) private static var keptSession: Session?
+    /// Removes the file at `path` if it is a regular file: a case run by hand with `/dev/null` as
+    /// its destination, as root, once removed the null device (and the next `> /dev/null` made a
+    /// regular file of it).
+    static func removeRegularFile(_ path: String) {
+        var status = stat()
+        if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG { unlink(path) }
+    }
+
     /// For the `filesha256` job: the served file's SHA-256, computed before the clock starts.
     nonisolated(unsafe) private static var expectedChecksum: Checksum?
 
@@ -42,7 +50,7 @@ enum CaseRunner {
     static func run(_ name: String, url: String, destination: String, count: Int) async throws {
         guard let url = URL(string: url) else { throw HarnessError("bad URL \(url)") }
         let destinationURL = URL(fileURLWithPath: destination)
-        try? FileManager.default.removeItem(at: destinationURL)
+        Self.removeRegularFile(destination)
         // Outside the timed region: the checksum a verified download must match.
         if name.hasSuffix("sha256") { expectedChecksum = try fixtureChecksum() }
         let cpuBefore = cpuSeconds()
@@ -50,7 +58,7 @@ enum CaseRunner {
         let (bytes, requests) = try await perform(name, url: url, destination: destinationURL, count: count)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let cpu = cpuSeconds() - cpuBefore
-        try? FileManager.default.removeItem(at: destinationURL)
+        Self.removeRegularFile(destination)
         print("RESULT bytes=\(bytes) seconds=\(seconds) cpu=\(cpu) requests=\(requests)")
     }
 

@@ -31,7 +31,8 @@ import FoundationNetworking
 ///
 /// Errors: ``HotPotatoError/Code/destinationExists`` (checked at the head, before any byte is
 /// downloaded, and again when placing), ``HotPotatoError/Code/fileSystemError`` (a missing
-/// directory, a destination that is a directory, a temporary file that cannot be created),
+/// directory, a destination that is a directory or not a regular file — a device such as
+/// `/dev/null`, a FIFO — which placing would replace, a temporary file that cannot be created),
 /// ``HotPotatoError/Code/writeFailed`` (no space, I/O error), each with ``HotPotatoError/path``;
 /// ``HotPotatoError/Code/malformedResponse``, ``HotPotatoError/Code/resumeMismatch`` and
 /// ``HotPotatoError/Code/destinationBusy`` as described here.

@@ -116,13 +116,14 @@ import Testing
     @Test func aSlowConsumerHoldsTheServerBackOnTheCurlEngine() async throws {
         guard Session.Engine.curl.isAvailable else { return }
         let server = try await TestServers.fault()
-        // 5 000 events of about 4 KiB: 20 MB. The consumer takes one and then waits a second:
+        // 10 000 events of about 4 KiB: 40 MB. The consumer takes one and then waits a second:
         // libcurl stops reading, and the server can have sent only what the socket buffers,
         // libcurl's buffer and a few events hold — far from the whole body, which a transfer
-        // without backpressure would have taken in well within that second.
+        // without backpressure would have taken in well within that second. (With 20 MB, a
+        // loaded parallel run saw 10.4 MB sent: the kernel had grown both sockets' buffers.)
         let tag = "sse-slow-\(UUID().uuidString)"
-        let url = server.url("/events?count=5000&pad=4000&chunk=16384&track=\(tag)")
-        let total = Data((1...5000).map { FaultServer.event($0, pad: 4000) }.joined().utf8).count
+        let url = server.url("/events?count=10000&pad=4000&chunk=16384&track=\(tag)")
+        let total = Data((1...10000).map { FaultServer.event($0, pad: 4000) }.joined().utf8).count
         var iterator = testSession(engine: .curl).get(url).streamEvents(bufferSize: 4).makeAsyncIterator()
         #expect(try await iterator.next()?.id == "1")
         try await Task.sleep(for: .seconds(1))
@@ -133,7 +134,7 @@ import Testing
             seen += 1
             #expect(event.id == String(seen))
         }
-        #expect(seen == 5000)
+        #expect(seen == 10000)
     }
 
     @Test func aSlowConsumerOnURLSessionGetsEveryEventInOrder() async throws {

@@ -60,6 +60,25 @@ import Testing
         return try #require(entries.first { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path })
     }
 
+    /// Placing renames over the destination: a FIFO (or a device, such as /dev/null, which a test
+    /// must not touch) there is never replaced, whatever the policy; nothing is written or left.
+    @Test(arguments: [ExistingFilePolicy.replace, .fail]) func aDestinationThatIsNotAFileIsNeverReplaced(policy: ExistingFilePolicy) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let fifo = scratch.file("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        for onlyIfChanged in [false, true] {
+            let error = try #require(expectFailure {
+                try drive(FileWriter(destination: fifo, existingFilePolicy: policy, onlyIfChanged: onlyIfChanged),
+                          head: head(200, contentType: "application/octet-stream"), body: Data("bytes".utf8))
+            })
+            #expect(error.code == (policy == .fail && !onlyIfChanged ? .destinationExists : .fileSystemError), "\(error)")
+            var status = stat()
+            #expect(lstat(fifo.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "the FIFO was replaced")
+            #expect(try scratch.entries() == ["pipe"])
+        }
+    }
+
     @Test func rejectedResponseCreatesNothing() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
