@@ -27,8 +27,7 @@ extension FileWriter {
             // Placing renames over the destination: never over a device, a FIFO or a socket
             // (`-o /dev/null --overwrite` as root would have replaced the null device with a
             // file). A symbolic link is replaced itself, whatever it points to.
-            var status = stat()
-            if lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG, (status.st_mode & S_IFMT) != S_IFLNK {
+            if let status = POSIXFile.linkStatus(path), (status.st_mode & S_IFMT) != S_IFREG, (status.st_mode & S_IFMT) != S_IFLNK {
                 throw fileError(
                     .fileSystemError,
                     "The destination \(path) is not a regular file (a device, a FIFO or a socket): a download is placed by "

@@ -251,13 +251,12 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
 
     /// Gates the response, checks the destination, and opens the file the body goes to.
     open override func prepare(for head: ResponseHead) throws {
+        try super.prepare(for: head)
         if isNotModified(head) {
             // The file at the destination is current: nothing to write, nothing to place.
-            try super.prepare(for: head)
             wasNotModified = true
             return
         }
-        try super.prepare(for: head)
         let directory = try checkDestination()
         if wantsPartial && lease == nil { try takePartial() }
         if case .rest(let offset, _) = requested, head.status == 416, !gate.accepts(status: 416) {
@@ -319,11 +318,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     open override func finish() throws -> URL {
         if wasNotModified {
             // A resumable download took its (empty) partial file when the request was made.
-            if let lease {
-                if lease.currentSize() == 0 { PartialDownload(destination: destination).discard() }
-                lease.release()
-                self.lease = nil
-            }
+            releasePartial()
             return destination
         }
         guard output != nil, descriptor >= 0 else {
@@ -358,11 +353,15 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         if case .named(let url) = output { POSIXFile.remove(url.path) }
         output = nil
         temporaryURL = nil
-        if let lease {
-            let partial = PartialDownload(destination: destination)
-            if discardsPartial || (!isPlaced && lease.currentSize() == 0) { partial.discard() }
-            lease.release()
-            self.lease = nil
-        }
+        releasePartial()
+    }
+
+    /// Lets go of the partial file's lock, discarding the partial state when it is not to be
+    /// trusted or holds nothing (and was not placed).
+    private func releasePartial() {
+        guard let lease else { return }
+        if discardsPartial || (!isPlaced && lease.currentSize() == 0) { PartialDownload(destination: destination).discard() }
+        lease.release()
+        self.lease = nil
     }
 }

@@ -200,8 +200,7 @@ extension CurlTransfer {
     /// whole in 50 ms on loopback).
     private var receiveBufferSize: Int {
         let normal = sink.prefersLargeChunks ? Self.receiveBufferSize : Self.smallReceiveBufferSize
-        let limits: [Int64] = [sink.receiveRateLimit, configuration.receiveRateLimit].compactMap { $0 }.filter { $0 > 0 }
-        guard let rate = limits.min() else { return normal }
+        guard let rate = Self.lowestLimit(sink.receiveRateLimit, configuration.receiveRateLimit) else { return normal }
         return Int(max(1024, min(Int64(normal), rate / 1000)))
     }
 
@@ -210,11 +209,15 @@ extension CurlTransfer {
     /// of it). Called on the I/O thread; sets the option only when the limit changed.
     func limitReceiveRate(share: Int64?) {
         guard let handle else { return }
-        let limits: [Int64] = [share, sink.receiveRateLimit].compactMap { $0 }.filter { $0 > 0 }
-        let limit: Int64 = limits.min() ?? 0
+        let limit = Self.lowestLimit(share, sink.receiveRateLimit) ?? 0
         guard limit != appliedReceiveRate else { return }
         appliedReceiveRate = limit
         // A curl_off_t option: a long on the 64-bit platforms HotPotato runs on.
         hp_curl_setopt_long(handle, Int32(HP_CURLOPT_MAX_RECV_SPEED_LARGE), Int(limit))
+    }
+
+    /// The lowest of the rate limits that are set (above 0), or `nil` when none is.
+    private static func lowestLimit(_ first: Int64?, _ second: Int64?) -> Int64? {
+        [first, second].compactMap { $0 }.filter { $0 > 0 }.min()
     }
 }
