@@ -142,6 +142,12 @@ enum CommandLineParser {
                 let rate = try Self.size(try value(name, inline), option: name)
                 guard rate > 0 else { throw UsageError("--limit-rate needs a rate above 0, like 500K or 2M (bytes a second)") }
                 options.rateLimit = rate
+            case "--connections":
+                let text = try value(name, inline)
+                guard let count = Int(text), (1...64).contains(count) else {
+                    throw UsageError("--connections takes a number of connections from 1 to 64 (\"\(text)\" is not one)")
+                }
+                options.connections = count
             case "--only-if-changed": options.onlyIfChanged = true
             case "-R", "--remote-time": options.remoteTime = true
             case "--checksum":
@@ -219,6 +225,9 @@ enum CommandLineParser {
         }
         if options.overwrite, case .file = options.output {} else if options.overwrite {
             throw UsageError("--overwrite needs -o FILE")
+        }
+        if options.connections > 1, case .file = options.output {} else if options.connections > 1 {
+            throw UsageError("--connections needs -o FILE")
         }
         if options.checksum != nil, case .file = options.output {} else if options.checksum != nil {
             throw UsageError("--checksum needs -o FILE")

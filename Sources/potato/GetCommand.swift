@@ -171,14 +171,14 @@ struct GetCommand {
         _ request: Request<Handler>, to destination: URL, display: ProgressDisplay, interruption: Interruption
     ) async -> ExitStatus {
         let partial = FileWriter.partialFileURL(for: destination)
-        let keptBefore = options.resume ? Self.fileSize(partial.path) : nil
+        let keptBefore = options.resume ? FileWriter.keptBytes(for: destination) : nil
         if let keptBefore, keptBefore > 0, !options.quiet {
             Console.error("potato: resuming after \(ByteCount.text(keptBefore)) already downloaded (if the server allows)\n")
         }
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum, onlyIfChanged: options.onlyIfChanged,
-            keepsRemoteTime: options.remoteTime)
+            keepsRemoteTime: options.remoteTime, connections: options.connections)
         let call = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
@@ -202,7 +202,7 @@ struct GetCommand {
             }
             return .success
         case .failure(let error):
-            let kept = options.resume ? Self.fileSize(partial.path) : nil
+            let kept = options.resume ? FileWriter.keptBytes(for: destination) : nil
             let keptNote = kept.map { "; \(ByteCount.text($0)) kept in \(partial.path): run the same command with --continue to resume" }
             if let signal = interruption.signal {
                 Console.error("potato: interrupted" + (keptNote ?? "; nothing was kept") + "\n")

@@ -41,6 +41,8 @@ struct GetOptions {
     var resume = false
     /// `--limit-rate RATE`: the most bytes a second received.
     var rateLimit: Int64?
+    /// `--connections N`: fetch FILE over up to N connections at once.
+    var connections = 1
     /// `--only-if-changed`: download FILE again only if it changed on the server.
     var onlyIfChanged = false
     /// `-R`, `--remote-time`: the placed file's modification time from `Last-Modified`.

@@ -134,6 +134,13 @@ enum HelpText {
                                    --continue-at - mean the same. (Deprecated: -c followed by
                                    nothing, an option or a URL still means --continue)
               --overwrite          replace FILE if it exists (default: refuse, exit 16)
+              --connections N      fetch FILE over up to N connections at once (1-64; default 1;
+                                   aria2's -x): when the server answers a range request with
+                                   206 and a strong ETag and FILE is 2 MiB or more, its parts
+                                   are fetched in parallel with If-Range, and a connection that
+                                   finishes takes half of the slowest one's rest; otherwise one
+                                   connection fetches it. With --continue, each part resumes
+                                   where it stopped
               --only-if-changed    when FILE exists, download it again only if it changed on the
                                    server (If-None-Match with the ETag kept in FILE's extended
                                    attributes, else If-Modified-Since with its time); a 304 leaves

@@ -82,10 +82,35 @@ extension Request {
             applyGateOptions(to: handler)
         }
         prepare?(handler)
-        return Transfer(
+        let transfer = Transfer(
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? session.configuration.errorBodyLimit,
             progress: progress, onHead: onHead, finishesProgress: finishesProgress,
             cookies: session.cookieBackend.map { CookieExchange(store: $0) }, receiveRateLimit: options.receiveRateLimit)
+        if let writer = handler as? FileWriter, writer.connections > 1 || writer.isResumable, options.receiveRateLimit == nil {
+            // It may fetch the file over several connections: how to start the others.
+            let launcher = segmentLauncher(progress: progress)
+            // An existential: a closure capturing the generic transfer would capture its
+            // handler's metatype.
+            weak let sink: (any TransferSink)? = transfer
+            launcher.cancelPrimary = { sink?.cancel() }
+            writer.segmentLauncher = launcher
+        }
+        return transfer
+    }
+
+    /// How a ``FileWriter`` of this request starts its other connections: `GET`s like this
+    /// one, without its progress callbacks, head callback, gate options or retries (the
+    /// download retries a connection's part itself).
+    private func segmentLauncher(progress: ProgressReporter) -> SegmentLauncher {
+        var base = replacingHandler { SelectiveDiscarder<Void>() }
+        base.options.progressObservers = []
+        base.options.uploadProgressObservers = []
+        base.options.headCallback = nil
+        base.options.acceptedStatusCodes = nil
+        base.options.acceptedContentTypes = nil
+        base.options.retryPolicy = .never
+        base.options.errorBodyLimit = 0
+        return base.launchingSegments(progress: progress)
     }
 
     /// Lets the handler adapt `urlRequest`, then sends it through the session's engine (or
@@ -116,6 +141,24 @@ extension Request {
         if let gated = handler as? any GatedContentHandler {
             if let codes = options.acceptedStatusCodes { gated.gate.statusCodes = codes }
             if let types = options.acceptedContentTypes { gated.gate.contentTypes = types }
+        }
+    }
+}
+
+extension Request where Handler == SelectiveDiscarder<Void> {
+    /// A launcher that starts this request, with a segment's headers and handler (outside the
+    /// generic context, so that its closure captures no handler type).
+    fileprivate func launchingSegments(progress: ProgressReporter) -> SegmentLauncher {
+        let template = self
+        return SegmentLauncher(progress: progress) { headers, handler, ended in
+            let box = UncheckedSendable(handler)
+            var request = template.replacingHandler { box.value }
+            for header in headers { request.spec.headers.replaceOrAdd(name: header.name, value: header.value) }
+            let call = request.start()
+            call.observe { outcome in
+                if case .failure(let error) = outcome { ended(error) } else { ended(nil) }
+            }
+            return { call.cancel() }
         }
     }
 }

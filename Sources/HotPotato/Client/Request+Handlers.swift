@@ -109,6 +109,11 @@ extension Request {
     ///     ``FileWriter``'s "Only if changed".
     ///   - keepsRemoteTime: Set the placed file's modification time from `Last-Modified`. Default
     ///     `false`.
+    ///   - connections: The most connections to fetch the file over at once. With more than one,
+    ///     the file is asked for as a range; when the server answers `206` with a strong `ETag`
+    ///     and the file is large enough (at least 2 MiB), its parts are fetched in parallel, each
+    ///     with `If-Range`, and written at their offsets. Otherwise one connection fetches it.
+    ///     Default `1`. See ``FileWriter``'s "Several connections".
     public func downloadToFile(
         at destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
@@ -117,14 +122,15 @@ extension Request {
         maximumBodySize: Int64 = .max,
         checksum: Checksum? = nil,
         onlyIfChanged: Bool = false,
-        keepsRemoteTime: Bool = false
+        keepsRemoteTime: Bool = false,
+        connections: Int = 1
     ) -> Request<FileWriter> {
         replacingHandler {
             FileWriter(
                 destination: destination, existingFilePolicy: existingFilePolicy,
                 createsIntermediateDirectories: createsIntermediateDirectories, resumable: resumable,
                 maximumBodySize: maximumBodySize, checksum: checksum, onlyIfChanged: onlyIfChanged,
-                keepsRemoteTime: keepsRemoteTime)
+                keepsRemoteTime: keepsRemoteTime, connections: connections)
         }
     }
 

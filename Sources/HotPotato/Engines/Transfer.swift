@@ -66,6 +66,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         /// A failure (a cancel) that found the handler lock busy: the lock's holder carries it out
         /// once it has let go of the lock.
         var pendingFailure: HotPotatoError?
+        /// A download over several connections whose first connection this transfer was: its
+        /// outcome waits for the others (see ``SegmentedDownload``), and a cancel goes to it.
+        var segments: SegmentedDownload?
     }
 
     private typealias Aftermath = TransferAftermath
@@ -82,7 +85,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         self.cookies = cookies
         self.finishesProgress = finishesProgress
         borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
-        prefersLargeReads = handler is FileWriter || handler is StreamWriter || (handler is SelectiveDiscarder<Void> && !(handler is any HoldableDeliveries))
+        prefersLargeReads = handler is FileWriter || handler is StreamWriter || handler is SegmentHandler
+            || (handler is SelectiveDiscarder<Void> && !(handler is any HoldableDeliveries))
         resuming = handler as? any ResumingHandler
         onlyLibraryCode = onHead == nil && Self.runsOnlyLibraryCode(handler)
     }
@@ -225,6 +229,11 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// returns; one that holds the lock already may still be about to.
     func cancel() {
         let queued = flags.withLock { flags -> Bool in
+            if flags.finished, let segments = flags.segments {
+                // The outcome waits for the download's other connections: cancel them.
+                segments.cancel()
+                return false
+            }
             guard !flags.finished, flags.pendingFailure == nil else { return false }
             flags.pendingFailure = HotPotatoError(.cancelled, reason: "The request was cancelled.")
             return true
@@ -306,6 +315,10 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         }
         self.outcome = outcome
         aftermath.settles = true
+        if let writer = driver.handler as? FileWriter, let segments = writer.segments {
+            aftermath.segments = segments
+            flags.withLock { $0.segments = segments }
+        }
     }
 
     /// Called with the handler lock released: resumes the callers, updates progress and stops
@@ -313,6 +326,18 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private func deliver(_ aftermath: Aftermath) {
         if let report = aftermath.report { progress.report(report.progress, force: report.force) }
         guard aftermath.settles, let outcome else { return }
+        if let segments = aftermath.segments {
+            // The first connection of several: the call completes when the whole file is placed.
+            aftermath.stopEngine?()
+            let failure: HotPotatoError?
+            if case .failure(let error) = outcome { failure = error } else { failure = nil }
+            // An existential: a closure capturing this generic transfer would capture its
+            // handler's metatype.
+            let settling: any SegmentSettling = DeferredSettlement(
+                completion: completion, outcome: outcome, progress: finishesProgress ? progress : nil, startTime: startTime)
+            segments.primaryEnded(failure) { settling.settle($0) }
+            return
+        }
         if finishesProgress { progress.finish() }
         completion.settle(outcome)
         aftermath.stopEngine?()
@@ -320,7 +345,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     /// Called under the handler lock, once per chunk: no header parsing here.
     private func currentProgress(_ driver: ResponseDriver<Handler>) -> TransferProgress {
-        TransferProgress(bytesReceived: progressOffset + driver.bytesReceived, expectedBytes: expectedBytes)
+        if let segments = (resuming as? FileWriter)?.segments { return segments.progress }
+        return TransferProgress(bytesReceived: progressOffset + driver.bytesReceived, expectedBytes: expectedBytes)
     }
 }
 
@@ -333,4 +359,34 @@ private struct TransferAftermath {
     /// Whether the call's outcome was settled: the ``Completion`` is to be told.
     var settles = false
     var stopEngine: (@Sendable () -> Void)?
+    /// The first connection of a download over several ended: the outcome waits for the rest.
+    var segments: SegmentedDownload?
+}
+
+/// Completes a call whose transfer was the first connection of a download over several, once the
+/// download concludes (see ``SegmentedDownload/primaryEnded(_:settle:)``).
+protocol SegmentSettling: Sendable {
+    /// Settles the call: with the transfer's own outcome, or with `failure`.
+    func settle(_ failure: HotPotatoError?)
+}
+
+private struct DeferredSettlement<Content: Sendable>: SegmentSettling {
+    let completion: Completion<Content>
+    let outcome: Completion<Content>.Outcome
+    let progress: ProgressReporter?
+    let startTime: UInt64
+
+    func settle(_ failure: HotPotatoError?) {
+        progress?.finish()
+        if let failure {
+            completion.settle(.failure(failure))
+        } else if case .success(let response) = outcome {
+            // The whole download's time, not its first connection's.
+            var timings = response.timings
+            timings.total = Double(DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000_000
+            completion.settle(.success(Response(head: response.head, content: response.content, timings: timings)))
+        } else {
+            completion.settle(outcome)
+        }
+    }
 }

@@ -15,7 +15,9 @@ import Darwin
 /// ``AttemptCarry``). Nothing is kept beside the destination, and nothing outlives the call.
 extension FileWriter: ResumingHandler {
     func keepPartialAcrossAttempts(in carry: AttemptCarry) {
-        guard !isResumable else { return }
+        // A resumable download keeps its partial file anyway; one over several connections
+        // carries on itself when a connection fails.
+        guard !isResumable, connections == 1 else { return }
         self.carry = carry
     }
 

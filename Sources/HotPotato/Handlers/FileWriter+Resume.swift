@@ -18,7 +18,10 @@ extension FileWriter {
         if let checksum, Digest(checksum.algorithm) == nil { throw FileDigester.unavailable(checksum.algorithm) }
         // Once it is known whether the rest of a partial file is asked for (only the whole is
         // asked for conditionally).
-        defer { adaptConditional(&request) }
+        defer {
+            adaptConditional(&request)
+            adaptSegments(&request)
+        }
         let callersRange = request.value(forHTTPHeaderField: "Range") != nil
         requested = callersRange ? .callersOwn : .whole
         if carry != nil {
@@ -38,6 +41,11 @@ extension FileWriter {
         try takePartial()
         guard let lease, lease.sizeAtStart > 0, let info = PartialDownload(destination: destination).loadInfo(),
               info.url == requestURL, let validator = info.validator else { return }
+        if info.length != nil {
+            // Written over several connections, with holes: continued only that way.
+            _ = adaptResumedSegments(&request, lease: lease, info: info)
+            return
+        }
         request.setValue("bytes=\(lease.sizeAtStart)-", forHTTPHeaderField: "Range")
         request.setValue(validator, forHTTPHeaderField: "If-Range")
         requested = .rest(from: lease.sizeAtStart, info: info)
@@ -100,7 +108,12 @@ extension FileWriter {
             throw fileError(.fileSystemError, "The partial file is not held.", path: partialFileURL.path)
         }
         do {
-            try lease.appendAfter(offset)
+            if resumedRanges == nil {
+                try lease.appendAfter(offset)
+            } else if (lease.currentSize() ?? 0) < (resumedRanges?.last?.upperBound ?? 0) {
+                // Written at offsets, with holes: it must still hold every range recorded.
+                throw POSIXError(.ESTALE)
+            }
         } catch {
             discardsPartial = true
             throw fileError(

@@ -119,6 +119,9 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// Whether the response was the `304` of a conditional request: the file at ``destination``
     /// is current, and was left as it was.
     public internal(set) var wasNotModified = false
+    /// The most connections the file is fetched over at once (see "Several connections" above);
+    /// `1` for one.
+    public let connections: Int
 
     /// Where a resumable download to `destination` keeps its partial file
     /// (`.<name>.hotpotato-partial` in the same directory, with its record beside it in
@@ -126,6 +129,16 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// hash of the whole name).
     public static func partialFileURL(for destination: URL) -> URL {
         PartialDownload(destination: destination.standardizedFileURL).dataURL
+    }
+
+    /// How many bytes of the body a resumable download to `destination` has kept to continue
+    /// from (the partial file's size, or, for one written over several connections, the ranges
+    /// its record lists); `nil` when there is none.
+    public static func keptBytes(for destination: URL) -> Int64? {
+        let partial = PartialDownload(destination: destination.standardizedFileURL)
+        guard let size = partial.dataSize() else { return nil }
+        guard let info = partial.loadInfo(), info.length != nil else { return size }
+        return info.doneRanges?.reduce(0) { $0 + Int64($1.count) } ?? 0
     }
 
     /// What the request asked for, as ``adapt(_:)`` saw it.
@@ -175,6 +188,15 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     var carried: AttemptCarry.File?
     /// The URL and validator of the response being written, to hand on with the file.
     var carriedInfo: PartialDownload.Info?
+    /// How other connections are started: set by the request that runs the writer, when it may
+    /// fetch the file over several (``connections``, or a resumable download whose partial file
+    /// came from several).
+    var segmentLauncher: SegmentLauncher?
+    /// The download over several connections, while it runs; its first connection's writer.
+    var segments: SegmentedDownload?
+    var segmentWriter: SegmentWriter?
+    /// For a resumed partial file written over several connections: the ranges it holds.
+    var resumedRanges: [Range<Int64>]?
 
     var output: Output?
     var descriptor: Int32 = -1
@@ -209,6 +231,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     ///     it changed, and replace the file only then; default `false`.
     ///   - keepsRemoteTime: Set the placed file's modification time from `Last-Modified`; default
     ///     `false`.
+    ///   - connections: The most connections to fetch the file over at once, when the server
+    ///     allows ranges (see "Several connections" above); default `1`.
     public init(
         destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
@@ -218,8 +242,10 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         maximumBodySize: Int64 = .max,
         checksum: Checksum? = nil,
         onlyIfChanged: Bool = false,
-        keepsRemoteTime: Bool = false
+        keepsRemoteTime: Bool = false,
+        connections: Int = 1
     ) {
+        self.connections = max(1, connections)
         self.checksum = checksum
         self.onlyIfChanged = onlyIfChanged
         self.keepsRemoteTime = keepsRemoteTime
@@ -273,6 +299,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         if let checksum, descriptor >= 0 {
             digester = try FileDigester(checksum.algorithm, descriptor: descriptor, size: bytesOnDisk, path: temporaryURL?.path)
         }
+        try beginSegmentsIfWorthIt(head)
     }
 
     /// Writes the chunk to the file, or throws ``HotPotatoError/Code/writeFailed``.
@@ -282,6 +309,12 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     open override func receive(_ chunk: Data) throws {
         if partialIsComplete || wasNotModified { return }
         try countBody(chunk)
+        if let segmentWriter {
+            let more = try chunk.withUnsafeBytes { try segmentWriter.write($0) }
+            bytesWritten += Int64(chunk.count)
+            if !more { throw BodyComplete() }
+            return
+        }
         guard descriptor >= 0 else {
             throw fileError(.writeFailed, "The file is not open for writing.", path: temporaryURL?.path)
         }
@@ -321,6 +354,13 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
             releasePartial()
             return destination
         }
+        if segments != nil {
+            // This connection's part is written; the file is placed once every part is
+            // (``completeSegments()``), before the call completes.
+            defer { segmentWriter?.close() }
+            try segmentWriter?.flush()
+            return destination
+        }
         guard output != nil, descriptor >= 0 else {
             throw fileError(.fileSystemError, "There is no downloaded file to place.", path: destination.path)
         }
@@ -339,6 +379,13 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// and keeps its partial file (unless it was found untrustworthy, or holds nothing). The
     /// destination is never touched.
     open override func cleanUp() {
+        if segments != nil {
+            // The other connections write on; the download concludes (``abandonSegments()``)
+            // once every one has stopped.
+            try? segmentWriter?.flush()
+            segmentWriter?.close()
+            return
+        }
         digester?.cancel()
         digester = nil
         if carry != nil, handOnCarried() { return }
@@ -358,7 +405,7 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
 
     /// Lets go of the partial file's lock, discarding the partial state when it is not to be
     /// trusted or holds nothing (and was not placed).
-    private func releasePartial() {
+    func releasePartial() {
         guard let lease else { return }
         if discardsPartial || (!isPlaced && lease.currentSize() == 0) { PartialDownload(destination: destination).discard() }
         lease.release()

@@ -121,6 +121,17 @@ public final class ResponseDriver<Handler: ContentHandler> {
             do {
                 try handler.receive(chunk)
                 return true
+            } catch is BodyComplete {
+                // The handler has all it wants of the body (one part of a file fetched over
+                // several connections): it finishes now, and the transport stops.
+                do {
+                    let content = try handler.finish()
+                    state = .done
+                    result = .success(content)
+                } catch {
+                    fail(with: wrap(error))
+                }
+                return false
             } catch {
                 var failure = wrap(error)
                 if failure.byteOffset == nil { failure.byteOffset = offset }

@@ -34,6 +34,25 @@ enum POSIXFile {
         }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`: the descriptor's own offset does not move),
+    /// retrying after interruptions and short writes.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        var offset = offset
+        while remaining > 0 {
+            let written = pwrite(descriptor, base, remaining, off_t(offset))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw currentError()
+            }
+            if written == 0 { throw POSIXError(.EIO) }
+            base += written
+            remaining -= written
+            offset += Int64(written)
+        }
+    }
+
     static func setMode(_ descriptor: Int32, _ mode: mode_t) throws {
         if fchmod(descriptor, mode) != 0 { throw currentError() }
     }

@@ -29,9 +29,25 @@ struct PartialDownload {
         var url: String?
         var etag: String?
         var lastModified: String?
+        /// For a download over several connections: the file's size, and the ranges of it on
+        /// disk as `[start, end)` pairs (the partial file has holes between them). `nil` for a
+        /// partial file that is a prefix of the body.
+        var length: Int64?
+        var done: [[Int64]]?
 
         /// The value to send as `If-Range`, when there is one.
         var validator: String? { etag ?? lastModified }
+
+        /// ``done`` as ranges, when the record has them and they are well formed.
+        var doneRanges: [Range<Int64>]? {
+            guard let done, let length else { return nil }
+            var ranges: [Range<Int64>] = []
+            for pair in done {
+                guard pair.count == 2, pair[0] >= 0, pair[0] <= pair[1], pair[1] <= length else { return nil }
+                ranges.append(pair[0]..<pair[1])
+            }
+            return ranges
+        }
     }
 
     /// The partial file is being written by another download; nothing was changed.

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The handler of one of a segmented download's other connections: it accepts only the `206`
+/// that holds exactly the range asked for, of the same version of the resource (the same strong
+/// `ETag`, no content coding), and writes it at its offset through a ``SegmentWriter``.
+///
+/// What it found at the head is its ``verdict``, which tells ``SegmentedDownload`` what a
+/// failure means: the resource changed, or the server ignores ranges.
+final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable {
+    typealias Content = Void
+
+    /// What the head said.
+    enum Verdict {
+        case none
+        /// A `206` of the range asked for.
+        case accepted
+        /// Another version of the resource (another validator, or `412`).
+        case changed
+        /// A `200` of the same version: the server ignores ranges (for this request at least).
+        case rangesIgnored
+        /// Anything else (another status, a range that is not the one asked for).
+        case refused
+    }
+
+    let download: SegmentedDownload
+    let worker: Int
+    let range: Range<Int64>
+    private(set) var verdict = Verdict.none
+    private var writer: SegmentWriter?
+
+    init(download: SegmentedDownload, worker: Int, range: Range<Int64>) {
+        self.download = download
+        self.worker = worker
+        self.range = range
+    }
+
+    var receivesBorrowedChunks: Bool { true }
+
+    func prepare(for head: ResponseHead) throws {
+        let etag = head.headers["ETag"]
+        switch head.status {
+        case 206:
+            guard etag == download.validator, head.contentEncodings.isEmpty else {
+                verdict = .changed
+                throw refusal(head, "206 with validator \(etag ?? "none")\(head.contentEncodings.isEmpty ? "" : " and a content coding")")
+            }
+            guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]), let served = contentRange.range,
+                  served.lowerBound == range.lowerBound, served.upperBound < range.upperBound,
+                  contentRange.completeLength == download.length,
+                  head.contentLength.map({ $0 == Int64(served.count) }) ?? true else {
+                verdict = .refused
+                throw refusal(head, "206 with \(FileWriter.describeRange(head)), not bytes \(range.lowerBound)-\(range.upperBound - 1)/\(download.length)")
+            }
+            verdict = .accepted
+            writer = try download.beginWorker(worker, servedUpTo: served.upperBound + 1)
+        case 200:
+            verdict = etag == download.validator ? .rangesIgnored : .changed
+            throw refusal(head, "200 (validator \(etag ?? "none")) to a range request")
+        case 412:
+            verdict = .changed
+            throw refusal(head, "412 Precondition Failed")
+        default:
+            verdict = .refused
+            throw refusal(head, "\(head.status)")
+        }
+    }
+
+    func receive(_ chunk: Data) throws {
+        guard let writer else { return }
+        let more = try chunk.withUnsafeBytes { try writer.write($0) }
+        if !more { throw BodyComplete() }
+    }
+
+    func finish() throws {
+        defer { writer?.close() }
+        try writer?.flush()
+    }
+
+    func cleanUp() {
+        // What is written stays written (and counted); what was only gathered is fetched again.
+        try? writer?.flush()
+        writer?.close()
+    }
+
+    private func refusal(_ head: ResponseHead, _ what: String) -> HotPotatoError {
+        HotPotatoError(
+            verdict == .changed ? .resumeMismatch : .malformedResponse,
+            reason: "A segment request for bytes \(range.lowerBound)-\(range.upperBound - 1) was answered with \(what).",
+            head: head)
+    }
+}
+
+/// Thrown by a handler's `receive` when it wants no more of the body: the driver finishes the
+/// handler at once (without the check that the declared length arrived) and the transport stops.
+struct BodyComplete: Error {}

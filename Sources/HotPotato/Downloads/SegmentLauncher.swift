@@ -1,0 +1,26 @@
+import Foundation
+
+/// How a segmented download starts the requests of its other connections, and reaches the one it
+/// began with: made by the request that runs the ``FileWriter`` (``Request``'s transfer set-up),
+/// which alone knows the session, the request and its options.
+final class SegmentLauncher: @unchecked Sendable {
+    /// Starts a `GET` like the download's own (its URL, headers, credentials, cookies and
+    /// interceptors, without its progress callbacks, gate options or retries) with `headers`
+    /// added, its body going to `handler`; `ended` is called once, with the failure or `nil`.
+    /// Returns how to cancel it.
+    typealias Start = @Sendable (
+        _ headers: [(name: String, value: String)], _ handler: SegmentHandler,
+        _ ended: @escaping @Sendable (HotPotatoError?) -> Void
+    ) -> @Sendable () -> Void
+
+    let start: Start
+    /// Where the download's progress goes: it counts the whole file, every connection's bytes.
+    let progress: ProgressReporter
+    /// Cancels the download's own transfer (the first connection). Set once, before it starts.
+    var cancelPrimary: @Sendable () -> Void = {}
+
+    init(progress: ProgressReporter, start: @escaping Start) {
+        self.progress = progress
+        self.start = start
+    }
+}

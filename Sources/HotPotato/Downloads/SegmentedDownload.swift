@@ -1,0 +1,311 @@
+import Foundation
+
+/// One file fetched over several connections (see "Several connections" in ``FileWriter``): the
+/// download's own transfer (worker 0, the *first connection*, whose `Range: bytes=N-` response
+/// runs to the end of the file) and up to `maximumConnections - 1` others, each asking for one
+/// range with `If-Range`, all writing at their offsets in the one file.
+///
+/// It decides who fetches what (``SegmentPlan``: equal parts at first, then a connection that
+/// finishes takes half of the slowest one's rest), starts the other requests through a
+/// ``SegmentLauncher``, counts progress over the whole file, advances the checksum over the
+/// part written without a gap, keeps a resumable download's record of the ranges on disk, and,
+/// once the first connection's transfer has ended (``primaryEnded(_:settle:)``, which holds its
+/// call's outcome until then), places the file or fails:
+///
+/// - a connection that fails (a reset, a timeout, a `5xx`) gives its rest back, and another
+///   request takes it — up to a budget of failures, then the download fails with the last one;
+/// - an answer of another version of the resource (another validator, `412`) fails the download
+///   with ``HotPotatoError/Code/resumeMismatch`` and discards everything (no mixed versions);
+/// - a `200` of the same version (the server ignores ranges) stops further connections; the
+///   first connection, whose response runs on, takes the rest.
+final class SegmentedDownload: @unchecked Sendable {
+    /// No part is split smaller than this; a download with less than twice this to fetch uses one
+    /// connection.
+    static let minimumSplit: Int64 = 1 << 20
+
+    let length: Int64
+    /// The strong `ETag` every response must carry.
+    let validator: String
+    let maximumConnections: Int
+
+    private let lock = NSLock()
+    private var plan: SegmentPlan
+    private let launcher: SegmentLauncher
+    /// The file every worker writes (its writer's descriptor; each worker duplicates it).
+    private let descriptor: Int32
+    private let path: String?
+    /// Until the download concludes; then `nil`.
+    private var writer: FileWriter?
+    /// Called with the digest's new prefix; and with the written ranges, for a resumable record.
+    private let advanceDigest: (@Sendable (Int64) -> Void)?
+    private let saveRecord: (@Sendable ([Range<Int64>]) -> Void)?
+    private let recordLock = NSLock()
+
+    private enum State {
+        case running
+        case concluding(HotPotatoError?)
+        case finished
+    }
+
+    // Guarded by `lock`.
+    private var state = State.running
+    private var helpers: [Int: (@Sendable () -> Void)?] = [:]
+    private var handlers: [Int: SegmentHandler] = [:]
+    private var nextWorker = 1
+    private var primaryRunning = true
+    private var settlePrimary: (@Sendable (HotPotatoError?) -> Void)?
+    private var rangesIgnored = false
+    /// The resource changed: nothing downloaded is kept, not even for a resumable download.
+    private var discardsEverything = false
+    private var failures = 0
+    private var lastFailure: HotPotatoError?
+    private var unsavedBytes: Int64 = 0
+    private var reportedPrefix: Int64 = 0
+
+    /// The failures of connections a download survives.
+    var failureBudget: Int { 3 + 2 * maximumConnections }
+
+    init(
+        writer: FileWriter, length: Int64, validator: String, written: [Range<Int64>], maximumConnections: Int,
+        launcher: SegmentLauncher, descriptor: Int32, path: String?,
+        advanceDigest: (@Sendable (Int64) -> Void)?, saveRecord: (@Sendable ([Range<Int64>]) -> Void)?
+    ) {
+        self.writer = writer
+        self.length = length
+        self.validator = validator
+        self.maximumConnections = max(1, maximumConnections)
+        self.launcher = launcher
+        self.descriptor = descriptor
+        self.path = path
+        self.advanceDigest = advanceDigest
+        self.saveRecord = saveRecord
+        plan = SegmentPlan(length: length, written: written, minimumSplit: Self.minimumSplit)
+        reportedPrefix = plan.contiguousPrefix
+    }
+
+    /// The bytes on disk or arriving, of the whole file: the download's progress.
+    var progress: TransferProgress {
+        lock.withLock { TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length) }
+    }
+
+    /// Starts: the first connection takes the part that begins at `offset` (where its response
+    /// begins), and the others are asked for. Returns the first connection's writer.
+    func start(primaryAt offset: Int64) throws -> SegmentWriter {
+        let writer = try SegmentWriter(download: self, worker: 0, descriptor: descriptor, offset: offset, path: path)
+        lock.withLock {
+            plan.divide(into: maximumConnections)
+            _ = plan.assign(0, startingAt: offset, now: Self.now)
+        }
+        saveRecordNow()
+        advance()
+        return writer
+    }
+
+    // MARK: - Workers' calls
+
+    /// A worker's `206` was accepted; its response ends before `end`. Returns its writer.
+    func beginWorker(_ worker: Int, servedUpTo end: Int64) throws -> SegmentWriter {
+        let start: Int64? = lock.withLock {
+            plan.truncate(worker, to: end)
+            return plan.position(of: worker)?.claimed
+        }
+        guard let start else { throw BodyComplete() }
+        return try SegmentWriter(download: self, worker: worker, descriptor: descriptor, offset: start, path: path)
+    }
+
+    func claim(_ worker: Int, count: Int) -> Int {
+        let (granted, progress) = lock.withLock { () -> (Int, TransferProgress?) in
+            guard case .running = state else { return (0, nil) }
+            let granted = plan.claim(worker, count: count)
+            return (granted, TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length))
+        }
+        if let progress { launcher.progress.report(progress) }
+        return granted
+    }
+
+    func isFinished(_ worker: Int) -> Bool {
+        lock.withLock {
+            guard case .running = state else { return true }
+            return plan.isFinished(worker)
+        }
+    }
+
+    func wrote(_ worker: Int, upTo offset: Int64) {
+        let (prefix, save) = lock.withLock { () -> (Int64?, Bool) in
+            let before = plan.bytesWritten
+            plan.wrote(worker, upTo: offset)
+            unsavedBytes += plan.bytesWritten - before
+            let save = unsavedBytes >= 8 << 20
+            if save { unsavedBytes = 0 }
+            let prefix = plan.contiguousPrefix
+            guard prefix > reportedPrefix else { return (nil, save) }
+            reportedPrefix = prefix
+            return (prefix, save)
+        }
+        if let prefix { advanceDigest?(prefix) }
+        if save { saveRecordNow() }
+    }
+
+    // MARK: - Ends
+
+    /// The first connection's transfer ended (`failure` `nil`: its part is written); `settle`
+    /// completes its call once the whole download has concluded.
+    func primaryEnded(_ failure: HotPotatoError?, settle: @escaping @Sendable (HotPotatoError?) -> Void) {
+        lock.withLock {
+            primaryRunning = false
+            settlePrimary = settle
+            plan.release(0)
+            if let failure { noteFailure(failure, verdict: nil) }
+        }
+        advance()
+    }
+
+    /// Cancels the download: every connection stops, and it fails with
+    /// ``HotPotatoError/Code/cancelled``.
+    func cancel() {
+        let stops = lock.withLock { conclude(HotPotatoError(.cancelled, reason: "The request was cancelled.")) }
+        stops.forEach { $0() }
+        advance()
+    }
+
+    private func workerEnded(_ worker: Int, _ failure: HotPotatoError?) {
+        let delay: Double = lock.withLock {
+            helpers.removeValue(forKey: worker)
+            let verdict = handlers.removeValue(forKey: worker)?.verdict
+            plan.release(worker)
+            guard let failure else { return 0 }
+            noteFailure(failure, verdict: verdict)
+            return min(0.05 * Double(1 << min(failures, 5)), 1)
+        }
+        saveRecordNow()
+        if delay > 0 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { self.advance() }
+        } else {
+            advance()
+        }
+    }
+
+    /// Under the lock: what a worker's failure means.
+    private func noteFailure(_ failure: HotPotatoError, verdict: SegmentHandler.Verdict?) {
+        guard case .running = state else { return }
+        switch verdict {
+        case .changed:
+            var error = HotPotatoError(
+                .resumeMismatch,
+                reason: "The resource changed during the download (\(failure.reason)); what was downloaded was discarded, "
+                    + "so that the next attempt starts over.",
+                head: failure.head)
+            error.path = path
+            discardsEverything = true
+            _ = conclude(error)
+        case .rangesIgnored:
+            rangesIgnored = true
+        default:
+            if failure.code == .cancelled || failure.code == .writeFailed || failure.code == .fileSystemError
+                || failure.code == .bodyTooLarge || failure.code == .malformedResponse && verdict == nil {
+                _ = conclude(failure)
+                return
+            }
+            failures += 1
+            lastFailure = failure
+            if failures > failureBudget { _ = conclude(failure) }
+        }
+    }
+
+    /// Under the lock: stops the download with `error` (`nil`: complete); returns the cancels to
+    /// call once the lock is released.
+    private func conclude(_ error: HotPotatoError?) -> [@Sendable () -> Void] {
+        guard case .running = state else { return [] }
+        state = .concluding(error)
+        var stops = helpers.values.compactMap { $0 }
+        if primaryRunning { stops.append(launcher.cancelPrimary) }
+        return stops
+    }
+
+    /// Starts what there is room and work for, or concludes when nothing is left.
+    private func advance() {
+        var stops: [@Sendable () -> Void] = []
+        var finale: (HotPotatoError?, @Sendable (HotPotatoError?) -> Void)?
+        var launches: [(Int, Range<Int64>)] = []
+        lock.withLock {
+            if case .running = state {
+                let running = helpers.count + (primaryRunning ? 1 : 0)
+                var room = maximumConnections - running
+                if rangesIgnored { room = 0 }
+                while room > 0, let range = plan.next(for: nextWorker, now: Self.now) {
+                    launches.append((nextWorker, range))
+                    helpers[nextWorker] = .some(nil)
+                    nextWorker += 1
+                    room -= 1
+                }
+                if launches.isEmpty, helpers.isEmpty, !primaryRunning {
+                    if plan.isComplete {
+                        state = .concluding(nil)
+                    } else {
+                        stops = conclude(lastFailure ?? HotPotatoError(
+                            .malformedResponse,
+                            reason: "The server stopped serving ranges of the file; \(plan.missingBytes) bytes of it could "
+                                + "not be fetched."))
+                    }
+                }
+            }
+            if case .concluding(let error) = state, helpers.isEmpty, !primaryRunning, let settle = settlePrimary {
+                state = .finished
+                finale = (error, settle)
+            }
+        }
+        stops.forEach { $0() }
+        for (worker, range) in launches { launch(worker, range) }
+        if let (error, settle) = finale {
+            DispatchQueue.global().async { self.finish(error, settle: settle) }
+        }
+    }
+
+    private func launch(_ worker: Int, _ range: Range<Int64>) {
+        let handler = SegmentHandler(download: self, worker: worker, range: range)
+        lock.withLock { handlers[worker] = handler }
+        let stop = launcher.start(
+            [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)"), ("If-Range", validator), ("Accept-Encoding", "identity")],
+            handler
+        ) { [self] failure in workerEnded(worker, failure) }
+        let stopNow = lock.withLock { () -> Bool in
+            guard helpers[worker] != nil else { return false }
+            helpers[worker] = stop
+            if case .running = state { return false }
+            return true
+        }
+        if stopNow { stop() }
+    }
+
+    /// Places the file, or cleans up, and completes the first connection's call.
+    private func finish(_ error: HotPotatoError?, settle: @Sendable (HotPotatoError?) -> Void) {
+        let (writer, discards) = lock.withLock { () -> (FileWriter?, Bool) in
+            defer { self.writer = nil }
+            return (self.writer, discardsEverything)
+        }
+        guard let writer else { return }
+        if let error {
+            if discards { writer.discardsPartial = true } else { saveRecordNow() }
+            writer.abandonSegments()
+            settle(error)
+            return
+        }
+        do {
+            try writer.completeSegments()
+            settle(nil)
+        } catch {
+            writer.abandonSegments()
+            settle(error as? HotPotatoError ?? HotPotatoError(.writeFailed, reason: "\(error)"))
+        }
+    }
+
+    private func saveRecordNow() {
+        guard let saveRecord else { return }
+        recordLock.withLock {
+            let written = lock.withLock { plan.written }
+            saveRecord(written)
+        }
+    }
+
+    private static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+}
