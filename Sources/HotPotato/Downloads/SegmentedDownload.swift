@@ -292,6 +292,7 @@ final class SegmentedDownload: @unchecked Sendable {
         }
         do {
             try writer.completeSegments()
+            launcher.progress.report(TransferProgress(bytesReceived: length, expectedBytes: length), force: true)
             settle(nil)
         } catch {
             writer.abandonSegments()

@@ -30,6 +30,8 @@ import Darwin
 ///   that), and only while the client is there: one that closes the connection meanwhile is
 ///   noted as gone after B bytes (with `abandon`). `abandon=name` notes how far the response got
 ///   when the client went away.
+/// - `/ranged?name=N&size=S` — a resource served with ranges, and ways to serve them wrong (see
+///   `FaultServer+Ranges.swift`).
 /// - `/events?count=N` — a `text/event-stream` of N events (see `FaultServer+Events.swift`),
 ///   resumed after the request's `Last-Event-ID`, and cut, dropped or held as its options say.
 ///
@@ -221,6 +223,8 @@ final class FaultServer: @unchecked Sendable {
             }
         case "/events":
             serveEvents(connection, query: query, headers: requestHeaders)
+        case "/ranged":
+            serveRanged(connection, query: query, headers: requestHeaders)
         case "/raw":
             // Exactly the head asked for: `h=Name: value` (repeatable, in order), then `sent`
             // bytes of the pattern starting at offset `from` (or the text `body`), then a close.

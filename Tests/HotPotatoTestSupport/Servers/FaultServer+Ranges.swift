@@ -1,0 +1,81 @@
+import Foundation
+@testable import HotPotato
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `/ranged?name=N&size=S`: a resource of S bytes of the pattern (version 1; version 2 is the
+/// pattern shifted by 7 bytes) with `ETag: "vK"`, served with ranges as a file server serves
+/// them: `Range: bytes=A-` or `bytes=A-B` gets a `206` unless `If-Range` names another version
+/// (then a `200` of the whole current version). Faults, as the query says:
+///
+/// - `ignore=1` — every request gets a `200` of the whole body (a server without ranges);
+/// - `weak=1` — the ETag is weak (`W/"v1"`);
+/// - `segment200=1` — a range that does not start at 0 gets a `200` of the whole body;
+/// - `changeAfter=K` — from the (K+1)th request on, the resource is version 2;
+/// - `die=K&dieAfter=B` — the first K requests for a range that does not start at 0 send B
+///   bytes (64 KiB by default) and reset the connection;
+/// - `chunk=C&delayMs=D` — the body in C-byte pieces every D milliseconds (see `sendPaced`).
+///
+/// Every request is recorded under its name (see `rangeRequests(_:)`).
+extension FaultServer {
+    /// What one request to `/ranged` asked for and got.
+    struct RangeRequest: Sendable, Equatable {
+        var range: String?
+        var ifRange: String?
+        var status: Int
+        var start: Int
+    }
+
+    static let rangeLog = Locked([String: [RangeRequest]]())
+
+    /// The requests `/ranged?name=name` received, in order.
+    static func rangeRequests(_ name: String) -> [RangeRequest] { rangeLog.withLock { $0[name] ?? [] } }
+
+    static func serveRanged(_ connection: Int32, query: [String: String], headers: [String: String]) {
+        func int(_ name: String, _ fallback: Int) -> Int { query[name].flatMap(Int.init) ?? fallback }
+        let name = query["name"] ?? "ranged"
+        let size = int("size", 4 << 20)
+        let previous = rangeLog.withLock { $0[name]?.count ?? 0 }
+        let version = query["changeAfter"].flatMap(Int.init).map { previous >= $0 ? 2 : 1 } ?? 1
+        let etag = query["weak"] == "1" ? "W/\"v\(version)\"" : "\"v\(version)\""
+        let rangeHeader = headers["range"]
+        var start = 0
+        var end = size - 1
+        var status = 200
+        if let rangeHeader, query["ignore"] != "1", rangeHeader.hasPrefix("bytes="),
+           headers["if-range"].map({ $0 == etag }) ?? true {
+            let bounds = rangeHeader.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+            if bounds.count == 2, let first = Int(bounds[0]), first < size {
+                start = first
+                end = Int(bounds[1]).map { min($0, size - 1) } ?? size - 1
+                status = 206
+            }
+        }
+        if status == 206, start > 0, query["segment200"] == "1" {
+            start = 0
+            end = size - 1
+            status = 200
+        }
+        rangeLog.withLock { $0[name, default: []].append(RangeRequest(range: rangeHeader, ifRange: headers["if-range"], status: status, start: start)) }
+        var head = ["Content-Length": String(end - start + 1), "Content-Type": "application/octet-stream", "ETag": etag, "Accept-Ranges": "bytes"]
+        if status == 206 { head["Content-Range"] = "bytes \(start)-\(end)/\(size)" }
+        LoopbackConnection.send(connection, self.head(status: status, headers: head))
+        let shift = version == 2 ? 7 : 0
+        var body = Data((start...end).map { byte(at: $0 + shift) })
+        let dies = start > 0 && rangeLog.withLock { log in
+            (log[name] ?? []).filter { $0.start > 0 && $0.status == 206 }.count <= int("die", 0)
+        }
+        if dies {
+            body = body.prefix(int("dieAfter", 64 * 1024))
+            _ = sendPaced(connection, body, query: query)
+            usleep(20_000)
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            return
+        }
+        _ = sendPaced(connection, body, query: query)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+
+/// Downloads over several connections (`downloadToFile(…, connections:)`) on both engines: against
+/// nginx (ranges, strong ETags, a per-connection rate), and against the fault server's `/ranged`
+/// resource, whose log says which ranges were asked for and how they were answered: a server
+/// without ranges, a weak validator, a segment answered `200`, a resource that changes midway,
+/// connections that die, a cancel, and a resumable download continued range by range.
+@Suite struct SegmentedDownloadTests {
+    private static let size = 6 << 20
+
+    private func ranged(_ fault: FaultServer, _ name: String, _ options: String = "") -> URL {
+        fault.url("/ranged?name=\(name)&size=\(Self.size)\(options)")
+    }
+
+    private func expectPattern(_ file: URL, size: Int = SegmentedDownloadTests.size, shift: Int = 0) throws {
+        let data = try Data(contentsOf: file)
+        #expect(data.count == size)
+        #expect(data == Data((0..<size).map { FaultServer.byte(at: $0 + shift) }), "the file is not the resource's bytes")
+    }
+
+    @Test(.needsNginx, arguments: allEngines) func aFileArrivesWholeOverSeveralConnections(engine: Session.Engine) async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("medium.bin")
+        let response = try await testSession(engine: engine, timeout: 60).get(nginx.url("slow/medium.bin"))
+            .header("X-Rate", "16m")
+            .downloadToFile(at: destination, connections: 4).response()
+        #expect(response.status == 206)
+        #expect(response.headers["Content-Range"] == "bytes 0-\(NginxServer.mediumFileSize - 1)/\(NginxServer.mediumFileSize)")
+        #expect(try filesAreIdentical(destination, nginx.root.appendingPathComponent("medium.bin")))
+        #expect(try scratch.entries() == ["medium.bin"], "something was left beside the file")
+    }
+
+    @Test(arguments: allEngines) func theFileIsSplitAndEveryPartAskedForWithItsValidator(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "split-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        let progress = Locked([TransferProgress]())
+        let file = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&chunk=65536&delayMs=5"))
+            .onProgress { value in progress.withLock { $0.append(value) } }
+            .downloadToFile(at: destination, connections: 4).content
+        #expect(file == destination.standardizedFileURL)
+        try expectPattern(destination)
+        let requests = FaultServer.rangeRequests(name)
+        #expect(requests.first?.range == "bytes=0-", "the first request asks for the whole file as a range")
+        #expect(requests.first?.ifRange == nil)
+        let others = requests.dropFirst()
+        #expect(others.count >= 3, "\(requests)")
+        #expect(others.allSatisfy { $0.status == 206 && $0.ifRange == "\"v1\"" && $0.start > 0 }, "\(requests)")
+        let last = try #require(progress.withLock { $0.last })
+        #expect(last.bytesReceived == Int64(Self.size) && last.expectedBytes == Int64(Self.size), "progress counts the whole file: \(last)")
+        let counts = progress.withLock { $0.map(\.bytesReceived) }
+        #expect(counts == counts.sorted(), "progress went backwards")
+    }
+
+    @Test(arguments: allEngines) func aServerWithoutRangesIsReadOverOneConnection(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        for (label, options) in [("ignore", "&ignore=1"), ("weak", "&weak=1")] {
+            let name = "\(label)-\(UUID().uuidString)"
+            let destination = scratch.file("\(label).bin")
+            _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, options))
+                .downloadToFile(at: destination, connections: 4).content
+            try expectPattern(destination)
+            #expect(FaultServer.rangeRequests(name).count == 1, "\(label): \(FaultServer.rangeRequests(name))")
+        }
+    }
+
+    @Test(arguments: allEngines) func aPartAnswered200LeavesTheRestToTheFirstConnection(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "segment200-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&segment200=1&chunk=65536&delayMs=5"))
+            .downloadToFile(at: destination, connections: 4).content
+        try expectPattern(destination)
+        let requests = FaultServer.rangeRequests(name)
+        #expect(requests.filter { $0.status == 200 }.count >= 1, "\(requests)")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
+    @Test(arguments: allEngines) func aResourceThatChangesMidwayIsNeverMixed(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "change-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        let error = await expectFailure {
+            try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&changeAfter=1&chunk=65536&delayMs=5"))
+                .downloadToFile(at: destination, resumable: true, connections: 4).content
+        }
+        #expect(error?.code == .resumeMismatch, "\(String(describing: error))")
+        #expect(error?.reason.contains("changed") == true)
+        let left = try scratch.entries()
+        #expect(left.isEmpty, "a file of mixed versions or a partial was left: \(left)")
+    }
+
+    @Test(arguments: allEngines) func connectionsThatDieAreReplaced(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "die-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&die=3&chunk=65536&delayMs=5"))
+            .downloadToFile(at: destination, connections: 4).content
+        try expectPattern(destination)
+        #expect(FaultServer.rangeRequests(name).filter { $0.start > 0 }.count >= 4, "\(FaultServer.rangeRequests(name))")
+    }
+
+    @Test(arguments: allEngines) func aCancelledDownloadLeavesNothing(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "cancel-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        let call = testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&chunk=16384&delayMs=20"))
+            .downloadToFile(at: destination, connections: 4).start()
+        #expect(PotatoProcess.waitUntil(seconds: 20) { FaultServer.rangeRequests(name).count >= 3 })
+        call.cancel()
+        let error = await expectFailure { try await call.response() }
+        #expect(error?.code == .cancelled)
+        let left = try scratch.entries()
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    /// Interrupted with parts on disk (at several places, as a rule), a resumable download keeps
+    /// them with a record of the ranges, and the next one asks only for what is missing.
+    @Test(arguments: allEngines) func aResumableDownloadContinuesEachPart(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "resume-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        let session = testSession(engine: engine, timeout: 60)
+        let call = session.get(ranged(fault, name, "&chunk=16384&delayMs=10"))
+            .downloadToFile(at: destination, resumable: true, connections: 4).start()
+        #expect(PotatoProcess.waitUntil(seconds: 20) { (FileWriter.keptBytes(for: destination) ?? 0) > 1 << 20 })
+        call.cancel()
+        _ = await expectFailure { try await call.response() }
+        let kept = try #require(FileWriter.keptBytes(for: destination))
+        let info = try #require(PartialDownload(destination: destination.standardizedFileURL).loadInfo())
+        #expect(info.length == Int64(Self.size))
+        let ranges = try #require(info.doneRanges)
+        #expect(kept > 0 && kept < Int64(Self.size))
+        let before = FaultServer.rangeRequests(name).count
+
+        _ = try await session.get(ranged(fault, name, "&chunk=16384&delayMs=10"))
+            .downloadToFile(at: destination, resumable: true, connections: 4).content
+        try expectPattern(destination)
+        let resumed = FaultServer.rangeRequests(name).dropFirst(before)
+        let first = try #require(resumed.first)
+        #expect(first.range == "bytes=\(ranges[0].lowerBound == 0 ? ranges[0].upperBound : 0)-", "\(first) after \(ranges)")
+        #expect(first.ifRange == "\"v1\"", "\(first)")
+        #expect(resumed.allSatisfy { $0.status == 206 }, "\(Array(resumed))")
+        #expect(!resumed.contains { request in ranges.contains { $0.contains(Int64(request.start)) } },
+                "a part already on disk was asked for again: \(Array(resumed)) with \(ranges) kept")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+}
+
+/// ``SegmentPlan``'s arithmetic: parts, claims, splits and what is left.
+@Suite struct SegmentPlanTests {
+    @Test func theMissingRangesAreDividedIntoEqualParts() {
+        var plan = SegmentPlan(length: 100, written: [10..<20], minimumSplit: 10)
+        #expect(plan.pending == [0..<10, 20..<100])
+        plan.divide(into: 4)
+        #expect(plan.pending.reduce(0) { $0 + $1.count } == 90)
+        #expect(plan.pending.allSatisfy { $0.count >= 10 && $0.count <= 30 }, "\(plan.pending)")
+        #expect(plan.contiguousPrefix == 0 && plan.firstMissingOffset == 0)
+    }
+
+    @Test func aClaimStopsAtTheAssignmentsEndUnlessAPendingPartFollowsWithinReach() {
+        var plan = SegmentPlan(length: 100, minimumSplit: 10)
+        plan.divide(into: 2)
+        #expect(plan.assign(0, startingAt: 0, now: 0) == 0..<50)
+        // The first connection's response runs to the end of the file: it goes on into 50..<100.
+        #expect(plan.claim(0, count: 60) == 60)
+        #expect(plan.pending.isEmpty)
+        #expect(plan.claim(0, count: 60) == 40)
+        #expect(plan.isFinished(0))
+        plan.wrote(0, upTo: 100)
+        plan.release(0)
+        #expect(plan.isComplete)
+    }
+
+    @Test func aFreeWorkerTakesHalfOfTheSlowestRest() {
+        var plan = SegmentPlan(length: 1000, minimumSplit: 10)
+        plan.divide(into: 2)
+        _ = plan.assign(0, startingAt: 0, now: 0)
+        #expect(plan.next(for: 1, now: 0) == 500..<1000)
+        // Worker 0 is fast, worker 1 slow.
+        _ = plan.claim(0, count: 400)
+        _ = plan.claim(1, count: 100)
+        #expect(plan.next(for: 2, now: 1_000_000_000) == 800..<1000, "half of the slow one's rest")
+        #expect(plan.position(of: 1)?.end == 800)
+        #expect(plan.claim(1, count: 500) == 200, "the slow one stops at its new end")
+        #expect(plan.isFinished(1))
+    }
+
+    @Test func whatAStoppedWorkerDidNotWriteWaitsForAnother() {
+        var plan = SegmentPlan(length: 100, minimumSplit: 10)
+        _ = plan.next(for: 1, now: 0)
+        _ = plan.claim(1, count: 30)
+        plan.wrote(1, upTo: 20)
+        plan.release(1)
+        #expect(plan.written == [0..<20])
+        #expect(plan.pending == [20..<100])
+        #expect(plan.bytesWritten == 20 && plan.missingBytes == 80)
+    }
+
+    @Test func rangesMerge() {
+        var ranges: [Range<Int64>] = []
+        SegmentPlan.insert(10..<20, into: &ranges)
+        SegmentPlan.insert(30..<40, into: &ranges)
+        SegmentPlan.insert(20..<30, into: &ranges)
+        #expect(ranges == [10..<40])
+        #expect(SegmentPlan.complement(of: ranges, in: 0..<50) == [0..<10, 40..<50])
+    }
+}
