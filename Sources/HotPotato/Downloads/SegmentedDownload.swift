@@ -60,6 +60,7 @@ final class SegmentedDownload: @unchecked Sendable {
     private var failures = 0
     private var lastFailure: HotPotatoError?
     private var unsavedBytes: Int64 = 0
+    private var lastSave: UInt64 = 0
     private var reportedPrefix: Int64 = 0
 
     /// The failures of connections a download survives.
@@ -135,8 +136,14 @@ final class SegmentedDownload: @unchecked Sendable {
             let before = plan.bytesWritten
             plan.wrote(worker, upTo: offset)
             unsavedBytes += plan.bytesWritten - before
-            let save = unsavedBytes >= 8 << 20
-            if save { unsavedBytes = 0 }
+            // The record lags what is on disk by at most 8 MiB or half a second: a crash or
+            // `kill -9` costs no more than that to fetch again.
+            let now = Self.now
+            let save = saveRecord != nil && (unsavedBytes >= 8 << 20 || (unsavedBytes > 0 && now &- lastSave >= 500_000_000))
+            if save {
+                unsavedBytes = 0
+                lastSave = now
+            }
             let prefix = plan.contiguousPrefix
             guard prefix > reportedPrefix else { return (nil, save) }
             reportedPrefix = prefix

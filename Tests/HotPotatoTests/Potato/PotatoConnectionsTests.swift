@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `potato get -o FILE --connections N`: the file over several connections, checked against its
+/// checksum; killed with `SIGKILL` midway, the parts on disk are kept with their record and
+/// `--continue` fetches only what is missing; bad counts are usage errors.
+@Suite struct PotatoConnectionsTests {
+    @Test(.needsNginx, arguments: allEngines) func aFileArrivesOverSeveralConnections(engine: Session.Engine) async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let data = try Data(contentsOf: nginx.root.appendingPathComponent("medium.bin"))
+        let digest = try #require(Digest(.sha256))
+        data.withUnsafeBytes { _ = digest.update($0) }
+        let checksum = try #require(digest.finish())
+        let file = scratch.file("medium.bin")
+        let outcome = try await PotatoProcess.run(
+            ["get", nginx.url("slow/medium.bin").absoluteString, "-H", "X-Rate: 16m", "-o", file.path, "--connections", "4",
+             "--checksum", checksum.description, "--engine", engine == .curl ? "curl" : "urlsession", "-q"])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        #expect(try filesAreIdentical(file, nginx.root.appendingPathComponent("medium.bin")))
+        #expect(try scratch.entries() == ["medium.bin"])
+    }
+
+    @Test func killedMidwayItContinuesEachPart() async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size = 6 << 20
+        let name = "potato-kill-\(UUID().uuidString)"
+        let url = fault.url("/ranged?name=\(name)&size=\(size)&chunk=16384&delayMs=10").absoluteString
+        let file = scratch.file("file.bin")
+        let first = try PotatoProcess(["get", url, "-o", file.path, "--connections", "4", "--continue", "-q"])
+        let kept = PotatoProcess.waitUntil(seconds: 30) { (FileWriter.keptBytes(for: file) ?? 0) >= 1 << 20 }
+        first.send(SIGKILL)
+        _ = try first.wait()
+        #expect(kept, "nothing was recorded as kept")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        let info = try #require(PartialDownload(destination: file.standardizedFileURL).loadInfo())
+        let ranges = try #require(info.doneRanges)
+        let before = FaultServer.rangeRequests(name).count
+
+        let second = try await PotatoProcess.run(["get", url, "-o", file.path, "--connections", "4", "--continue"])
+        #expect(second.status == 0, "\(second.error)")
+        #expect(second.error.contains("resuming after"), "\(second.error)")
+        let body = try Data(contentsOf: file)
+        #expect(body == Data((0..<size).map { FaultServer.byte(at: $0) }))
+        let resumed = FaultServer.rangeRequests(name).dropFirst(before)
+        #expect(!resumed.isEmpty && resumed.allSatisfy { $0.status == 206 && $0.ifRange == "\"v1\"" }, "\(Array(resumed))")
+        #expect(!resumed.contains { request in ranges.contains { $0.contains(Int64(request.start)) } },
+                "a part already on disk was asked for again: \(Array(resumed)) with \(ranges) kept")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
+    @Test func aBadCountIsAUsageError() async throws {
+        for arguments in [["-o", "/tmp/x", "--connections", "0"], ["-o", "/tmp/x", "--connections", "65"],
+                          ["-o", "/tmp/x", "--connections", "four"], ["--connections", "4"]] {
+            let outcome = try await PotatoProcess.run(["get", "http://127.0.0.1:9/file"] + arguments)
+            #expect(outcome.status == 2, "\(arguments): \(outcome.error)")
+            #expect(outcome.error.contains("--connections"), "\(arguments): \(outcome.error)")
+        }
+    }
+}
