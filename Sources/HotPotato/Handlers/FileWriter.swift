@@ -52,6 +52,39 @@ import FoundationNetworking
 /// `keepsRemoteTime: true` (`--remote-time`) the placed file's modification time is the
 /// response's `Last-Modified`, which makes the next `If-Modified-Since` exact.
 ///
+/// ## Several connections
+///
+/// With `connections: N` above 1 (potato's `--connections N`), run by a ``Session``, the file is
+/// asked for as the range `bytes=0-`. When the first response is a `206` of the whole file with a
+/// strong `ETag`, no content coding, and at least 2 MiB to fetch, the file is split: this
+/// response fetches the first part, and up to N − 1 other requests (the same `GET`, with its
+/// headers, credentials, cookies and interceptors) each ask for one part with `Range` and
+/// `If-Range`, and write it at its offset in the same temporary file. A connection that finishes
+/// takes half of the slowest one's rest, so the tail does not wait on one slow connection. The
+/// call completes, and the file is placed, only once every byte is on disk; progress counts the
+/// whole file; each connection writes from a 256 KiB buffer, so memory stays bounded whatever the
+/// file's size, and a slow disk slows every connection. The ``Response`` is the first one's (a
+/// `206` whose `Content-Range` spans the file).
+///
+/// - A `200` to the first request (a server without ranges), a weak or missing `ETag`, or a
+///   small file: one connection fetches it, as without `connections`.
+/// - A part answered `200` with the same `ETag` (a server that serves ranges only sometimes): no
+///   further connections; the first one, whose response runs to the end, fetches the rest.
+/// - A part answered with another `ETag` (or `412`): the resource changed. The download fails
+///   with ``HotPotatoError/Code/resumeMismatch`` and keeps nothing, not even a resumable
+///   partial: no file of two versions is ever placed, and the next attempt starts over.
+/// - A connection that fails (a reset, a timeout, a `5xx`) gives its part back and another
+///   request takes it over, after a short pause; more than 3 + 2 × N such failures fail the
+///   download with the last one.
+/// - With `resumable: true`, the record beside the partial file lists the ranges on disk
+///   (`"length"` and `"done"`, saved every 8 MiB or half a second, and at the end): after a
+///   failure, a cancel, a crash or `kill -9`, the next download asks only for the missing ranges
+///   (`Range: bytes=<first missing>-` with `If-Range`, then a request per missing part).
+/// - With ``checksum``, the digest follows the part of the file written without a gap, and
+///   finishes the rest once every part is there.
+/// - A call with its own ``Request/limitRate(_:)`` uses one connection (a session's
+///   ``Session/Configuration/receiveRateLimit`` is shared by every connection).
+///
 /// ## Resumable downloads
 ///
 /// With `resumable: true`, the body goes to a partial file at a fixed place beside the
