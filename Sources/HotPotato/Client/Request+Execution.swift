@@ -93,6 +93,12 @@ extension Request {
             // handler's metatype.
             weak let sink: (any TransferSink)? = transfer
             launcher.cancelPrimary = { sink?.cancel() }
+            if options.segmentRestarts < 2 {
+                var again = self
+                again.options.segmentRestarts += 1
+                let starter: any StartingOver = again
+                launcher.restart = { deliver in starter.startOver(deliver) }
+            }
             writer.segmentLauncher = launcher
         }
         return transfer
@@ -160,5 +166,20 @@ extension Request where Handler == SelectiveDiscarder<Void> {
             }
             return { call.cancel() }
         }
+    }
+}
+
+/// A request that can be started over, its outcome handed on type-erased: what a download over
+/// several connections does when the resource changed while it ran (an existential, so that the
+/// closure holding it captures no handler type).
+protocol StartingOver: Sendable {
+    func startOver(_ deliver: @escaping @Sendable (any Sendable) -> Void) -> @Sendable () -> Void
+}
+
+extension Request: StartingOver {
+    func startOver(_ deliver: @escaping @Sendable (any Sendable) -> Void) -> @Sendable () -> Void {
+        let call = start()
+        call.observe { deliver($0) }
+        return { call.cancel() }
     }
 }

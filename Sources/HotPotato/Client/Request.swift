@@ -73,4 +73,7 @@ struct RequestOptions: Sendable {
     var interceptors: [any RequestInterceptor] = []
     /// ``Request/limitRate(_:)``: bytes a second.
     var receiveRateLimit: Int64?
+    /// How many times a download over several connections was started over because the resource
+    /// changed while it ran (see ``SegmentLauncher/restart``).
+    var segmentRestarts = 0
 }

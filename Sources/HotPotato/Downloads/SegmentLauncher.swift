@@ -18,6 +18,10 @@ final class SegmentLauncher: @unchecked Sendable {
     let progress: ProgressReporter
     /// Cancels the download's own transfer (the first connection). Set once, before it starts.
     var cancelPrimary: @Sendable () -> Void = {}
+    /// Starts the whole request over (the resource changed during the download), handing its
+    /// outcome — a `Result<Response<URL>, HotPotatoError>` — to the function given, and returns
+    /// how to cancel it; `nil` once it was started over twice.
+    var restart: (@Sendable (_ deliver: @escaping @Sendable (any Sendable) -> Void) -> @Sendable () -> Void)?
 
     init(progress: ProgressReporter, start: @escaping Start) {
         self.progress = progress

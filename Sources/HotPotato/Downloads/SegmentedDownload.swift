@@ -57,6 +57,28 @@ final class SegmentedDownload: @unchecked Sendable {
     private var rangesIgnored = false
     /// The resource changed: nothing downloaded is kept, not even for a resumable download.
     private var discardsEverything = false
+    /// The cancel of the download started over after the resource changed, if it was.
+    private var restartedCancel: (@Sendable () -> Void)?
+
+    /// Whether the download failed because the resource changed while it ran (then the request
+    /// starts over, once or twice: see ``SegmentLauncher/restart``).
+    var resourceChanged: Bool { lock.withLock { discardsEverything } }
+
+    /// How to start the request over, while it may be.
+    var restart: (@Sendable (_ deliver: @escaping @Sendable (any Sendable) -> Void) -> @Sendable () -> Void)? {
+        launcher.restart
+    }
+
+    /// The download was started over (after the resource changed): a cancel goes to it.
+    func restarted(cancel: @escaping @Sendable () -> Void) {
+        let cancelled = lock.withLock { () -> Bool in
+            restartedCancel = cancel
+            if case .concluding(let error) = state, error?.code == .cancelled { return true }
+            return cancelRequested
+        }
+        if cancelled { cancel() }
+    }
+    private var cancelRequested = false
     private var failures = 0
     private var lastFailure: HotPotatoError?
     private var unsavedBytes: Int64 = 0
@@ -170,8 +192,12 @@ final class SegmentedDownload: @unchecked Sendable {
     /// Cancels the download: every connection stops, and it fails with
     /// ``HotPotatoError/Code/cancelled``.
     func cancel() {
-        let stops = lock.withLock { conclude(HotPotatoError(.cancelled, reason: "The request was cancelled.")) }
+        let (stops, restarted) = lock.withLock { () -> ([@Sendable () -> Void], (@Sendable () -> Void)?) in
+            cancelRequested = true
+            return (conclude(HotPotatoError(.cancelled, reason: "The request was cancelled.")), restartedCancel)
+        }
         stops.forEach { $0() }
+        restarted?()
         advance()
     }
 

@@ -335,7 +335,14 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
             // handler's metatype.
             let settling: any SegmentSettling = DeferredSettlement(
                 completion: completion, outcome: outcome, progress: finishesProgress ? progress : nil, startTime: startTime)
-            segments.primaryEnded(failure) { settling.settle($0) }
+            segments.primaryEnded(failure) { concluded in
+                // The resource changed while it ran: the request starts over (at most twice).
+                if concluded != nil, segments.resourceChanged, let restart = segments.restart {
+                    segments.restarted(cancel: restart { settling.settle(startedOver: $0) })
+                } else {
+                    settling.settle(concluded)
+                }
+            }
             return
         }
         if finishesProgress { progress.finish() }
@@ -368,6 +375,8 @@ private struct TransferAftermath {
 protocol SegmentSettling: Sendable {
     /// Settles the call: with the transfer's own outcome, or with `failure`.
     func settle(_ failure: HotPotatoError?)
+    /// Settles the call with the outcome of the request started over.
+    func settle(startedOver outcome: any Sendable)
 }
 
 private struct DeferredSettlement<Content: Sendable>: SegmentSettling {
@@ -387,6 +396,15 @@ private struct DeferredSettlement<Content: Sendable>: SegmentSettling {
             completion.settle(.success(Response(head: response.head, content: response.content, timings: timings)))
         } else {
             completion.settle(outcome)
+        }
+    }
+
+    func settle(startedOver outcome: any Sendable) {
+        progress?.finish()
+        if let outcome = outcome as? Completion<Content>.Outcome {
+            completion.settle(outcome)
+        } else {
+            completion.settle(.failure(HotPotatoError(.handlerFailed, reason: "The download started over gave no file.")))
         }
     }
 }

@@ -6,8 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// `/ranged?name=N&size=S`: a resource of S bytes of the pattern (version 1; version 2 is the
-/// pattern shifted by 7 bytes) with `ETag: "vK"`, served with ranges as a file server serves
+/// `/ranged?name=N&size=S`: a resource of S bytes of the pattern (version 1; version K is the
+/// pattern shifted by 7 × (K − 1) bytes) with `ETag: "vK"`, served with ranges as a file server serves
 /// them: `Range: bytes=A-` or `bytes=A-B` gets a `206` unless `If-Range` names another version
 /// (then a `200` of the whole current version). Faults, as the query says:
 ///
@@ -15,6 +15,7 @@ import Darwin
 /// - `weak=1` — the ETag is weak (`W/"v1"`);
 /// - `segment200=1` — a range that does not start at 0 gets a `200` of the whole body;
 /// - `changeAfter=K` — from the (K+1)th request on, the resource is version 2;
+/// - `changeEach=1` — every request finds a new version (request K gets version K);
 /// - `die=K&dieAfter=B` — the first K requests for a range that does not start at 0 send B
 ///   bytes (64 KiB by default) and reset the connection;
 /// - `chunk=C&delayMs=D` — the body in C-byte pieces every D milliseconds (see `sendPaced`).
@@ -31,6 +32,24 @@ extension FaultServer {
 
     static let rangeLog = Locked([String: [RangeRequest]]())
 
+    /// 251 × 4 096 bytes of the pattern from offset 0: every stretch of the pattern is a run of
+    /// slices of it (copied, not computed byte by byte, which is slow in a debug or sanitized
+    /// build).
+    private static let patternCycle = Data((0..<251 * 4096).map { byte(at: $0) })
+
+    /// `count` bytes of the pattern from `offset`.
+    static func patternBytes(from offset: Int, count: Int) -> Data {
+        var data = Data(capacity: count)
+        var position = offset
+        while data.count < count {
+            let start = position % 251
+            let take = min(count - data.count, patternCycle.count - start)
+            data.append(patternCycle[start..<start + take])
+            position += take
+        }
+        return data
+    }
+
     /// The requests `/ranged?name=name` received, in order.
     static func rangeRequests(_ name: String) -> [RangeRequest] { rangeLog.withLock { $0[name] ?? [] } }
 
@@ -39,7 +58,8 @@ extension FaultServer {
         let name = query["name"] ?? "ranged"
         let size = int("size", 4 << 20)
         let previous = rangeLog.withLock { $0[name]?.count ?? 0 }
-        let version = query["changeAfter"].flatMap(Int.init).map { previous >= $0 ? 2 : 1 } ?? 1
+        var version = query["changeAfter"].flatMap(Int.init).map { previous >= $0 ? 2 : 1 } ?? 1
+        if query["changeEach"] == "1" { version = previous + 1 }
         let etag = query["weak"] == "1" ? "W/\"v\(version)\"" : "\"v\(version)\""
         let rangeHeader = headers["range"]
         var start = 0
@@ -63,8 +83,8 @@ extension FaultServer {
         var head = ["Content-Length": String(end - start + 1), "Content-Type": "application/octet-stream", "ETag": etag, "Accept-Ranges": "bytes"]
         if status == 206 { head["Content-Range"] = "bytes \(start)-\(end)/\(size)" }
         LoopbackConnection.send(connection, self.head(status: status, headers: head))
-        let shift = version == 2 ? 7 : 0
-        var body = Data((start...end).map { byte(at: $0 + shift) })
+        let shift = (version - 1) * 7
+        var body = patternBytes(from: start + shift, count: end - start + 1)
         let dies = start > 0 && rangeLog.withLock { log in
             (log[name] ?? []).filter { $0.start > 0 && $0.status == 206 }.count <= int("die", 0)
         }

@@ -87,18 +87,38 @@ import Testing
         #expect(try scratch.entries() == ["file.bin"])
     }
 
-    @Test(arguments: allEngines) func aResourceThatChangesMidwayIsNeverMixed(engine: Session.Engine) async throws {
+    /// A part of another version (its `If-Range` answered `200` with another `ETag`): the download
+    /// starts over, and the file placed is all of the new version.
+    @Test(arguments: allEngines) func aResourceThatChangesMidwayStartsOverAndIsNeverMixed(engine: Session.Engine) async throws {
         let fault = try await TestServers.fault()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let name = "change-\(UUID().uuidString)"
         let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&changeAfter=1&chunk=65536&delayMs=5"))
+            .downloadToFile(at: destination, resumable: true, connections: 4).content
+        try expectPattern(destination, shift: 7)
+        let requests = FaultServer.rangeRequests(name)
+        #expect(requests.contains { $0.status == 200 && $0.ifRange == "\"v1\"" }, "a part found the new version: \(requests)")
+        #expect(requests.filter { $0.range == "bytes=0-" && $0.ifRange == nil }.count == 2, "started over once: \(requests)")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
+    /// A resource that changes at every request: started over twice, then the download fails with
+    /// `resumeMismatch` and leaves nothing.
+    @Test(arguments: allEngines) func aResourceThatNeverHoldsStillFails(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "unstable-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
         let error = await expectFailure {
-            try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&changeAfter=1&chunk=65536&delayMs=5"))
+            try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&changeEach=1&chunk=65536&delayMs=5"))
                 .downloadToFile(at: destination, resumable: true, connections: 4).content
         }
         #expect(error?.code == .resumeMismatch, "\(String(describing: error))")
         #expect(error?.reason.contains("changed") == true)
+        #expect(FaultServer.rangeRequests(name).filter { $0.range == "bytes=0-" }.count == 3, "\(FaultServer.rangeRequests(name))")
         let left = try scratch.entries()
         #expect(left.isEmpty, "a file of mixed versions or a partial was left: \(left)")
     }
