@@ -70,9 +70,10 @@ import FoundationNetworking
 ///   small file: one connection fetches it, as without `connections`.
 /// - A part answered `200` with the same `ETag` (a server that serves ranges only sometimes): no
 ///   further connections; the first one, whose response runs to the end, fetches the rest.
-/// - A part answered with another `ETag` (or `412`): the resource changed. The download fails
-///   with ``HotPotatoError/Code/resumeMismatch`` and keeps nothing, not even a resumable
-///   partial: no file of two versions is ever placed, and the next attempt starts over.
+/// - A part answered with another `ETag` (or `412`): the resource changed. Everything downloaded
+///   is discarded (a resumable partial too: no file of two versions is ever placed) and the
+///   request starts over, at most twice — the call's ``Response`` is then the new run's; a
+///   resource that changes a third time fails with ``HotPotatoError/Code/resumeMismatch``.
 /// - A connection that fails (a reset, a timeout, a `5xx`) gives its part back and another
 ///   request takes it over, after a short pause; more than 3 + 2 × N such failures fail the
 ///   download with the last one.
