@@ -142,6 +142,13 @@ enum CommandLineParser {
                 let rate = try Self.size(try value(name, inline), option: name)
                 guard rate > 0 else { throw UsageError("--limit-rate needs a rate above 0, like 500K or 2M (bytes a second)") }
                 options.rateLimit = rate
+            case "--mirror":
+                let text = try value(name, inline)
+                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                      url.host != nil else {
+                    throw UsageError("--mirror takes an http or https URL (\"\(text)\" is not one)")
+                }
+                options.mirrors.append(url)
             case "--connections":
                 let text = try value(name, inline)
                 guard let count = Int(text), (1...64).contains(count) else {
@@ -226,8 +233,8 @@ enum CommandLineParser {
         if options.overwrite, case .file = options.output {} else if options.overwrite {
             throw UsageError("--overwrite needs -o FILE")
         }
-        if options.connections > 1, case .file = options.output {} else if options.connections > 1 {
-            throw UsageError("--connections needs -o FILE")
+        if options.connections > 1 || !options.mirrors.isEmpty, case .file = options.output {} else if options.connections > 1 || !options.mirrors.isEmpty {
+            throw UsageError("\(options.mirrors.isEmpty ? "--connections" : "--mirror") needs -o FILE")
         }
         if options.checksum != nil, case .file = options.output {} else if options.checksum != nil {
             throw UsageError("--checksum needs -o FILE")

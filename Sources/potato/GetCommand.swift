@@ -178,7 +178,7 @@ struct GetCommand {
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum, onlyIfChanged: options.onlyIfChanged,
-            keepsRemoteTime: options.remoteTime, connections: options.connections)
+            keepsRemoteTime: options.remoteTime, connections: options.connections, mirrors: options.mirrors)
         let call = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>

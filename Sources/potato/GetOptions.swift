@@ -43,6 +43,8 @@ struct GetOptions {
     var rateLimit: Int64?
     /// `--connections N`: fetch FILE over up to N connections at once.
     var connections = 1
+    /// `--mirror URL` (repeatable): other URLs of the same file to fetch parts from.
+    var mirrors: [URL] = []
     /// `--only-if-changed`: download FILE again only if it changed on the server.
     var onlyIfChanged = false
     /// `-R`, `--remote-time`: the placed file's modification time from `Last-Modified`.

@@ -141,6 +141,10 @@ enum HelpText {
                                    finishes takes half of the slowest one's rest; otherwise one
                                    connection fetches it. With --continue, each part resumes
                                    where it stopped
+              --mirror URL         another URL of the same file (repeatable): parts are
+                                   fetched from it too, with at least one connection each; a
+                                   mirror that fails twice, answers another size or version,
+                                   or is far slower is dropped. Give --checksum with mirrors
               --only-if-changed    when FILE exists, download it again only if it changed on the
                                    server (If-None-Match with the ETag kept in FILE's extended
                                    attributes, else If-Modified-Since with its time); a 304 leaves

@@ -156,9 +156,19 @@ extension Request where Handler == SelectiveDiscarder<Void> {
     /// generic context, so that its closure captures no handler type).
     fileprivate func launchingSegments(progress: ProgressReporter) -> SegmentLauncher {
         let template = self
-        return SegmentLauncher(progress: progress) { headers, handler, ended in
+        return SegmentLauncher(progress: progress) { headers, handler, mirror, ended in
             let box = UncheckedSendable(handler)
             var request = template.replacingHandler { box.value }
+            if let mirror {
+                if let own = request.spec.url, !RedirectPolicy.sameOrigin(own, mirror) {
+                    // Another origin: the request's credentials stay with the request's server.
+                    for name in RedirectPolicy.credentialHeaders { request.spec.headers.remove(name: name) }
+                    request.options.interceptors = []
+                }
+                request.spec.url = mirror
+                request.spec.urlText = mirror.absoluteString
+                request.spec.queryItems = []
+            }
             for header in headers { request.spec.headers.replaceOrAdd(name: header.name, value: header.value) }
             let call = request.start()
             call.observe { outcome in

@@ -114,6 +114,8 @@ extension Request {
     ///     and the file is large enough (at least 2 MiB), its parts are fetched in parallel, each
     ///     with `If-Range`, and written at their offsets. Otherwise one connection fetches it.
     ///     Default `1`. See ``FileWriter``'s "Several connections".
+    ///   - mirrors: Other URLs of the same file: parts of it are fetched from them too (with at
+    ///     least one connection for each URL). Default none. See ``FileWriter``'s "Mirrors".
     public func downloadToFile(
         at destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
@@ -123,14 +125,15 @@ extension Request {
         checksum: Checksum? = nil,
         onlyIfChanged: Bool = false,
         keepsRemoteTime: Bool = false,
-        connections: Int = 1
+        connections: Int = 1,
+        mirrors: [URL] = []
     ) -> Request<FileWriter> {
         replacingHandler {
             FileWriter(
                 destination: destination, existingFilePolicy: existingFilePolicy,
                 createsIntermediateDirectories: createsIntermediateDirectories, resumable: resumable,
                 maximumBodySize: maximumBodySize, checksum: checksum, onlyIfChanged: onlyIfChanged,
-                keepsRemoteTime: keepsRemoteTime, connections: connections)
+                keepsRemoteTime: keepsRemoteTime, connections: connections, mirrors: mirrors)
         }
     }
 

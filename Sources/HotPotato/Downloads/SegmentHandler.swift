@@ -38,10 +38,11 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
 
     func prepare(for head: ResponseHead) throws {
         let etag = head.headers["ETag"]
+        let expected = download.validator(of: worker)
         switch head.status {
         case 206:
-            guard etag == download.validator, head.contentEncodings.isEmpty else {
-                verdict = .changed
+            guard let etag, !etag.hasPrefix("W/"), head.contentEncodings.isEmpty else {
+                verdict = expected == nil ? .refused : .changed
                 throw refusal(head, "206 with validator \(etag ?? "none")\(head.contentEncodings.isEmpty ? "" : " and a content coding")")
             }
             guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]), let served = contentRange.range,
@@ -51,10 +52,14 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
                 verdict = .refused
                 throw refusal(head, "206 with \(FileWriter.describeRange(head)), not bytes \(range.lowerBound)-\(range.upperBound - 1)/\(download.length)")
             }
+            guard let writer = try download.beginWorker(worker, servedUpTo: served.upperBound + 1, validator: etag) else {
+                verdict = .changed
+                throw refusal(head, "206 with validator \(etag), not \(expected ?? "the one first seen")")
+            }
             verdict = .accepted
-            writer = try download.beginWorker(worker, servedUpTo: served.upperBound + 1)
+            self.writer = writer
         case 200:
-            verdict = etag == download.validator ? .rangesIgnored : .changed
+            verdict = expected != nil && etag != expected ? .changed : .rangesIgnored
             throw refusal(head, "200 (validator \(etag ?? "none")) to a range request")
         case 412:
             verdict = .changed

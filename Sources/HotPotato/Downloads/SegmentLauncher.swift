@@ -6,10 +6,11 @@ import Foundation
 final class SegmentLauncher: @unchecked Sendable {
     /// Starts a `GET` like the download's own (its URL, headers, credentials, cookies and
     /// interceptors, without its progress callbacks, gate options or retries) with `headers`
-    /// added, its body going to `handler`; `ended` is called once, with the failure or `nil`.
-    /// Returns how to cancel it.
+    /// added, its body going to `handler` — to `mirror` instead of the request's URL when given
+    /// (without the request's credentials and interceptors when the mirror is another origin);
+    /// `ended` is called once, with the failure or `nil`. Returns how to cancel it.
     typealias Start = @Sendable (
-        _ headers: [(name: String, value: String)], _ handler: SegmentHandler,
+        _ headers: [(name: String, value: String)], _ handler: SegmentHandler, _ mirror: URL?,
         _ ended: @escaping @Sendable (HotPotatoError?) -> Void
     ) -> @Sendable () -> Void
 

@@ -51,6 +51,9 @@ final class SegmentedDownload: @unchecked Sendable {
     private var state = State.running
     private var helpers: [Int: (@Sendable () -> Void)?] = [:]
     private var handlers: [Int: SegmentHandler] = [:]
+    private var sources: SegmentSources
+    /// Each running part's source (0 for the first connection) and when it began.
+    private var workerSources: [Int: (source: Int, began: UInt64)] = [0: (0, 0)]
     private var nextWorker = 1
     private var primaryRunning = true
     private var settlePrimary: (@Sendable (HotPotatoError?) -> Void)?
@@ -90,7 +93,7 @@ final class SegmentedDownload: @unchecked Sendable {
 
     init(
         writer: FileWriter, length: Int64, validator: String, written: [Range<Int64>], maximumConnections: Int,
-        launcher: SegmentLauncher, descriptor: Int32, path: String?,
+        mirrors: [URL] = [], launcher: SegmentLauncher, descriptor: Int32, path: String?,
         advanceDigest: (@Sendable (Int64) -> Void)?, saveRecord: (@Sendable ([Range<Int64>]) -> Void)?
     ) {
         self.writer = writer
@@ -103,6 +106,7 @@ final class SegmentedDownload: @unchecked Sendable {
         self.advanceDigest = advanceDigest
         self.saveRecord = saveRecord
         plan = SegmentPlan(length: length, written: written, minimumSplit: Self.minimumSplit)
+        sources = SegmentSources(validator: validator, mirrors: mirrors)
         reportedPrefix = plan.contiguousPrefix
     }
 
@@ -118,6 +122,8 @@ final class SegmentedDownload: @unchecked Sendable {
         lock.withLock {
             plan.divide(into: maximumConnections)
             _ = plan.assign(0, startingAt: offset, now: Self.now)
+            workerSources[0] = (0, Self.now)
+            sources.firstConnectionStarted()
         }
         saveRecordNow()
         advance()
@@ -126,12 +132,22 @@ final class SegmentedDownload: @unchecked Sendable {
 
     // MARK: - Workers' calls
 
-    /// A worker's `206` was accepted; its response ends before `end`. Returns its writer.
-    func beginWorker(_ worker: Int, servedUpTo end: Int64) throws -> SegmentWriter {
-        let start: Int64? = lock.withLock {
+    /// The validator a worker's answer must carry: its source's, once pinned (`nil` for a mirror
+    /// not heard from yet).
+    func validator(of worker: Int) -> String? {
+        lock.withLock { workerSources[worker].flatMap { sources.sources[$0.source].validator } }
+    }
+
+    /// A worker's `206` of the right range and size, with the strong `ETag` `validator`; its
+    /// response ends before `end`. Returns its writer, or `nil` when its source's pinned
+    /// validator is another (the version changed).
+    func beginWorker(_ worker: Int, servedUpTo end: Int64, validator: String) throws -> SegmentWriter? {
+        let start: Int64?? = lock.withLock {
+            guard let source = workerSources[worker]?.source, sources.pin(source, validator) else { return .some(nil) }
             plan.truncate(worker, to: end)
-            return plan.position(of: worker)?.claimed
+            return .some(plan.position(of: worker)?.claimed)
         }
+        guard let start else { return nil }
         guard let start else { throw BodyComplete() }
         return try SegmentWriter(download: self, worker: worker, descriptor: descriptor, offset: start, path: path)
     }
@@ -183,7 +199,11 @@ final class SegmentedDownload: @unchecked Sendable {
         lock.withLock {
             primaryRunning = false
             settlePrimary = settle
+            let assignment = plan.active[0]
             plan.release(0)
+            if let (_, began) = workerSources.removeValue(forKey: 0) {
+                sources.ended(0, bytes: failure == nil ? assignment.map { $0.written - $0.start } : nil, seconds: Double(Self.now &- began) / 1e9)
+            }
             if let failure { noteFailure(failure, verdict: nil) }
         }
         advance()
@@ -205,9 +225,24 @@ final class SegmentedDownload: @unchecked Sendable {
         let delay: Double = lock.withLock {
             helpers.removeValue(forKey: worker)
             let verdict = handlers.removeValue(forKey: worker)?.verdict
+            let assignment = plan.active[worker]
             plan.release(worker)
+            guard let (source, began) = workerSources.removeValue(forKey: worker) else { return 0 }
+            let seconds = Double(Self.now &- began) / 1e9
+            sources.ended(source, bytes: failure == nil ? assignment.map { $0.written - $0.start } : nil, seconds: seconds)
             guard let failure else { return 0 }
-            noteFailure(failure, verdict: verdict)
+            if source > 0 {
+                // A mirror's failure: it is dropped for an answer that does not fit, or for a
+                // second failure; the budget counts only failures of connections.
+                let fits = verdict == nil || verdict == SegmentHandler.Verdict.none || verdict == .accepted
+                sources.failed(source, failure.reason, dropsAtOnce: !fits)
+                if !fits { return 0 }
+                failures += 1
+                lastFailure = failure
+                if failures > failureBudget { _ = conclude(failure) }
+            } else {
+                noteFailure(failure, verdict: verdict)
+            }
             return min(0.05 * Double(1 << min(failures, 5)), 1)
         }
         saveRecordNow()
@@ -233,6 +268,7 @@ final class SegmentedDownload: @unchecked Sendable {
             _ = conclude(error)
         case .rangesIgnored:
             rangesIgnored = true
+            sources.ownURLServesParts = false
         default:
             if failure.code == .cancelled || failure.code == .writeFailed || failure.code == .fileSystemError
                 || failure.code == .bodyTooLarge || failure.code == .malformedResponse && verdict == nil {
@@ -259,14 +295,19 @@ final class SegmentedDownload: @unchecked Sendable {
     private func advance() {
         var stops: [@Sendable () -> Void] = []
         var finale: (HotPotatoError?, @Sendable (HotPotatoError?) -> Void)?
-        var launches: [(Int, Range<Int64>)] = []
+        var launches: [(Int, Range<Int64>, URL?, String?)] = []
         lock.withLock {
             if case .running = state {
                 let running = helpers.count + (primaryRunning ? 1 : 0)
                 var room = maximumConnections - running
-                if rangesIgnored { room = 0 }
+                if !sources.anyServesParts { room = 0 }
                 while room > 0, let range = plan.next(for: nextWorker, now: Self.now) {
-                    launches.append((nextWorker, range))
+                    guard let source = sources.choose() else {
+                        plan.release(nextWorker)
+                        break
+                    }
+                    workerSources[nextWorker] = (source, Self.now)
+                    launches.append((nextWorker, range, sources.sources[source].url, sources.sources[source].validator))
                     helpers[nextWorker] = .some(nil)
                     nextWorker += 1
                     room -= 1
@@ -275,10 +316,16 @@ final class SegmentedDownload: @unchecked Sendable {
                     if plan.isComplete {
                         state = .concluding(nil)
                     } else {
-                        stops = conclude(lastFailure ?? HotPotatoError(
+                        var error = lastFailure ?? HotPotatoError(
                             .malformedResponse,
                             reason: "The server stopped serving ranges of the file; \(plan.missingBytes) bytes of it could "
-                                + "not be fetched."))
+                                + "not be fetched.")
+                        let dropped = sources.droppedMirrors
+                        if !dropped.isEmpty {
+                            error.reason += " Mirrors dropped: " + dropped.map { "\(Redaction.redactingCredentials(inURL: $0.url.absoluteString)) (\($0.why))" }
+                                .joined(separator: "; ") + "."
+                        }
+                        stops = conclude(error)
                     }
                 }
             }
@@ -288,19 +335,19 @@ final class SegmentedDownload: @unchecked Sendable {
             }
         }
         stops.forEach { $0() }
-        for (worker, range) in launches { launch(worker, range) }
+        for (worker, range, url, validator) in launches { launch(worker, range, url: url, validator: validator) }
         if let (error, settle) = finale {
             DispatchQueue.global().async { self.finish(error, settle: settle) }
         }
     }
 
-    private func launch(_ worker: Int, _ range: Range<Int64>) {
+    private func launch(_ worker: Int, _ range: Range<Int64>, url: URL?, validator: String?) {
         let handler = SegmentHandler(download: self, worker: worker, range: range)
         lock.withLock { handlers[worker] = handler }
-        let stop = launcher.start(
-            [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)"), ("If-Range", validator), ("Accept-Encoding", "identity")],
-            handler
-        ) { [self] failure in workerEnded(worker, failure) }
+        var headers: [(name: String, value: String)] = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)"), ("Accept-Encoding", "identity")]
+        // A mirror's first part asks without a validator: its answer pins one.
+        if let validator { headers.append(("If-Range", validator)) }
+        let stop = launcher.start(headers, handler, url) { [self] failure in workerEnded(worker, failure) }
         let stopNow = lock.withLock { () -> Bool in
             guard helpers[worker] != nil else { return false }
             helpers[worker] = stop

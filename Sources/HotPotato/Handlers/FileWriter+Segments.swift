@@ -73,7 +73,7 @@ extension FileWriter {
         if let digester { advanceDigest = { digester.advance(to: $0) } }
         let download = SegmentedDownload(
             writer: self, length: length, validator: etag, written: written, maximumConnections: connections,
-            launcher: launcher, descriptor: descriptor, path: temporaryURL?.path ?? destination.path,
+            mirrors: mirrors, launcher: launcher, descriptor: descriptor, path: temporaryURL?.path ?? destination.path,
             advanceDigest: advanceDigest, saveRecord: saveRecord)
         segments = download
         do {

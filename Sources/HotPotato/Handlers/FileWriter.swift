@@ -86,6 +86,22 @@ import FoundationNetworking
 /// - A call with its own ``Request/limitRate(_:)`` uses one connection (a session's
 ///   ``Session/Configuration/receiveRateLimit`` is shared by every connection).
 ///
+/// ## Mirrors
+///
+/// With `mirrors:` (potato's `--mirror URL`, repeatable), the parts of a download over several
+/// connections are spread over the request's URL and the mirrors, each connection asking the
+/// source with the fewest running; the first request still goes to the request's own URL, whose
+/// answer sets the file's size. A mirror's first answer pins its strong `ETag` (mirrors rarely
+/// share one), and every later part from it must carry it (`If-Range`). A mirror is dropped, and
+/// its parts go to the others, when it answers what does not fit — another size, a `200` (no
+/// ranges), another version, an error status, no strong `ETag` — when two of its connections
+/// fail, or when it runs at under a tenth of the fastest source's rate. The download fails only
+/// when no source can serve what is missing; its error names the mirrors dropped and why. A
+/// mirror of another origin gets no `Authorization`, `Proxy-Authorization` or `Cookie` header of
+/// the request's, and none of its own interceptors (the session's still apply). Mirrors agree on
+/// the size by construction and on the version only through their own validators: give a
+/// ``checksum`` with mirrors, and the whole file is verified before it is placed.
+///
 /// ## Resumable downloads
 ///
 /// With `resumable: true`, the body goes to a partial file at a fixed place beside the
@@ -156,6 +172,8 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// The most connections the file is fetched over at once (see "Several connections" above);
     /// `1` for one.
     public let connections: Int
+    /// Other URLs of the same file, which parts may be fetched from (see "Mirrors" above).
+    public let mirrors: [URL]
 
     /// Where a resumable download to `destination` keeps its partial file
     /// (`.<name>.hotpotato-partial` in the same directory, with its record beside it in
@@ -266,7 +284,10 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     ///   - keepsRemoteTime: Set the placed file's modification time from `Last-Modified`; default
     ///     `false`.
     ///   - connections: The most connections to fetch the file over at once, when the server
-    ///     allows ranges (see "Several connections" above); default `1`.
+    ///     allows ranges (see "Several connections" above); default `1` (with mirrors, at least
+    ///     one for each URL).
+    ///   - mirrors: Other URLs of the same file to fetch parts from (see "Mirrors" above);
+    ///     default none.
     public init(
         destination: URL,
         existingFilePolicy: ExistingFilePolicy = .fail,
@@ -277,9 +298,11 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
         checksum: Checksum? = nil,
         onlyIfChanged: Bool = false,
         keepsRemoteTime: Bool = false,
-        connections: Int = 1
+        connections: Int = 1,
+        mirrors: [URL] = []
     ) {
-        self.connections = max(1, connections)
+        self.mirrors = mirrors
+        self.connections = max(1, connections, mirrors.isEmpty ? 1 : mirrors.count + 1)
         self.checksum = checksum
         self.onlyIfChanged = onlyIfChanged
         self.keepsRemoteTime = keepsRemoteTime

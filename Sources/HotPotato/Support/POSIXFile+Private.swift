@@ -132,35 +132,4 @@ extension POSIXFile {
         return complete ? data : nil
     }
 
-    /// Writes `data` as the whole content of the private file at `path`, creating it (0600) if
-    /// missing; anything else at that name (a link, another user's file) is removed first, so the
-    /// write never reaches another file.
-    static func writePrivate(_ data: Data, to path: String) throws {
-        for _ in 0..<4 {
-            let descriptor: Int32
-            do {
-                guard let opened = try openPrivate(path, flags: O_WRONLY) else {
-                    if unlink(path) != 0 && errno != ENOENT { throw currentError() }
-                    continue
-                }
-                descriptor = opened.descriptor
-            } catch let error as POSIXError where error.code == .ENOENT {
-                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                if descriptor < 0 {
-                    if errno == EEXIST { continue }
-                    throw currentError()
-                }
-            }
-            do {
-                if ftruncate(descriptor, 0) != 0 { throw currentError() }
-                try data.withUnsafeBytes { try writeAll(descriptor, $0) }
-                try close(descriptor)
-            } catch {
-                _ = try? close(descriptor)
-                throw error
-            }
-            return
-        }
-        throw POSIXError(.EEXIST)
-    }
 }

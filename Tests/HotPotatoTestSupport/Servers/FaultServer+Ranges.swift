@@ -28,6 +28,7 @@ extension FaultServer {
         var ifRange: String?
         var status: Int
         var start: Int
+        var authorization: String?
     }
 
     static let rangeLog = Locked([String: [RangeRequest]]())
@@ -79,7 +80,8 @@ extension FaultServer {
             end = size - 1
             status = 200
         }
-        rangeLog.withLock { $0[name, default: []].append(RangeRequest(range: rangeHeader, ifRange: headers["if-range"], status: status, start: start)) }
+        rangeLog.withLock { $0[name, default: []].append(RangeRequest(
+            range: rangeHeader, ifRange: headers["if-range"], status: status, start: start, authorization: headers["authorization"])) }
         var head = ["Content-Length": String(end - start + 1), "Content-Type": "application/octet-stream", "ETag": etag, "Accept-Ranges": "bytes"]
         if status == 206 { head["Content-Range"] = "bytes \(start)-\(end)/\(size)" }
         LoopbackConnection.send(connection, self.head(status: status, headers: head))

@@ -41,7 +41,10 @@ import Glibc
         _ = try first.wait()
         #expect(kept, "nothing was recorded as kept")
         #expect(!FileManager.default.fileExists(atPath: file.path))
-        let info = try #require(PartialDownload(destination: file.standardizedFileURL).loadInfo())
+        let partial = PartialDownload(destination: file.standardizedFileURL)
+        let entries = try scratch.entries()
+        let text = String(decoding: (try? Data(contentsOf: partial.infoURL)) ?? Data(), as: UTF8.self)
+        let info = try #require(partial.loadInfo(), "\(entries): \(text)")
         let ranges = try #require(info.doneRanges)
         let before = FaultServer.rangeRequests(name).count
 
@@ -57,12 +60,38 @@ import Glibc
         #expect(try scratch.entries() == ["file.bin"])
     }
 
-    @Test func aBadCountIsAUsageError() async throws {
+    @Test func aBadCountOrMirrorIsAUsageError() async throws {
         for arguments in [["-o", "/tmp/x", "--connections", "0"], ["-o", "/tmp/x", "--connections", "65"],
                           ["-o", "/tmp/x", "--connections", "four"], ["--connections", "4"]] {
             let outcome = try await PotatoProcess.run(["get", "http://127.0.0.1:9/file"] + arguments)
             #expect(outcome.status == 2, "\(arguments): \(outcome.error)")
             #expect(outcome.error.contains("--connections"), "\(arguments): \(outcome.error)")
         }
+        for arguments in [["-o", "/tmp/x", "--mirror", "ftp://127.0.0.1/file"], ["-o", "/tmp/x", "--mirror", "not a url"],
+                          ["--mirror", "http://127.0.0.1:9/file"]] {
+            let outcome = try await PotatoProcess.run(["get", "http://127.0.0.1:9/file"] + arguments)
+            #expect(outcome.status == 2, "\(arguments): \(outcome.error)")
+            #expect(outcome.error.contains("--mirror"), "\(arguments): \(outcome.error)")
+        }
+    }
+
+    /// Three mirrors, one of which resets every connection after 1 MiB: the file completes, and
+    /// the bad mirror is dropped.
+    @Test func mirrorsServeTheFileAndABadOneIsDropped() async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let size = 6 << 20
+        let names = (0..<3).map { "potato-mirror\($0)-\(UUID().uuidString)" }
+        func url(_ index: Int, _ options: String = "") -> String {
+            fault.url("/ranged?name=\(names[index])&size=\(size)&chunk=65536&delayMs=5\(options)").absoluteString
+        }
+        let file = scratch.file("file.bin")
+        let outcome = try await PotatoProcess.run(
+            ["get", url(0), "-o", file.path, "--mirror", url(1, "&die=1000&dieAfter=1048576"), "--mirror", url(2), "-q"])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        #expect(try Data(contentsOf: file) == FaultServer.patternBytes(from: 0, count: size))
+        #expect(FaultServer.rangeRequests(names[1]).count <= 4, "\(FaultServer.rangeRequests(names[1]))")
+        #expect(!FaultServer.rangeRequests(names[2]).isEmpty)
     }
 }

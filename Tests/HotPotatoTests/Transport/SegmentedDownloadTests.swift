@@ -186,6 +186,79 @@ import Testing
     }
 }
 
+/// Mirrors (`downloadToFile(…, mirrors:)`): parts spread over the request's URL and its mirrors
+/// (each the fault server's `/ranged` resource under a name of its own, so that its log says what
+/// it was asked); a mirror that resets its connections, or serves another size, is dropped; a
+/// mirror of another origin gets none of the request's credentials.
+@Suite struct MirroredDownloadTests {
+    private static let size = 6 << 20
+
+    private func url(_ fault: FaultServer, _ name: String, _ options: String = "") -> URL {
+        fault.url("/ranged?name=\(name)&size=\(Self.size)&chunk=65536&delayMs=5\(options)")
+    }
+
+    private func expectPattern(_ file: URL) throws {
+        #expect(try Data(contentsOf: file) == FaultServer.patternBytes(from: 0, count: Self.size), "the file is not the resource's bytes")
+    }
+
+    @Test(arguments: allEngines) func partsComeFromEveryMirror(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let names = (0..<3).map { "mirror\($0)-\(UUID().uuidString)" }
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60).get(url(fault, names[0]))
+            .downloadToFile(at: destination, connections: 6, mirrors: [url(fault, names[1]), url(fault, names[2])]).content
+        try expectPattern(destination)
+        for name in names.dropFirst() {
+            let requests = FaultServer.rangeRequests(name)
+            #expect(!requests.isEmpty && requests.allSatisfy { $0.status == 206 }, "\(requests)")
+            #expect(requests.first?.ifRange == nil, "a mirror's first part pins its validator: \(requests)")
+            // Parts asked for before the first answer have no validator yet; every later one has.
+            #expect(requests.allSatisfy { $0.ifRange == nil || $0.ifRange == "\"v1\"" }, "\(requests)")
+        }
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
+    @Test(arguments: allEngines) func aMirrorThatResetsItsConnectionsOrServesAnotherSizeIsDropped(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let main = "main-\(UUID().uuidString)"
+        let resetting = "resetting-\(UUID().uuidString)"
+        let otherSize = "other-size-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        let mirrors = [
+            url(fault, resetting, "&die=1000&dieAfter=1048576"),
+            fault.url("/ranged?name=\(otherSize)&size=\(Self.size + 1)"),
+        ]
+        _ = try await testSession(engine: engine, timeout: 60).get(url(fault, main))
+            .downloadToFile(at: destination, connections: 6, mirrors: mirrors).content
+        try expectPattern(destination)
+        let reset = FaultServer.rangeRequests(resetting)
+        #expect(reset.count >= 2 && reset.count <= 6, "dropped after its second failure (a few may have been running): \(reset)")
+        // Six connections over three sources: two parts go to each at first, before any answers.
+        #expect(FaultServer.rangeRequests(otherSize).count <= 2, "dropped at its first answer: \(FaultServer.rangeRequests(otherSize))")
+    }
+
+    @Test func aMirrorOfAnotherOriginGetsNoCredentials() async throws {
+        let fault = try await TestServers.fault()
+        let other = try await TestServers.faultOnAnotherHost()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let main = "credentials-\(UUID().uuidString)"
+        let mirror = "credentials-mirror-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: .curl, timeout: 60).get(url(fault, main))
+            .header("Authorization", "Bearer secret")
+            .downloadToFile(at: destination, connections: 4, mirrors: [url(other, mirror)]).content
+        try expectPattern(destination)
+        #expect(FaultServer.rangeRequests(main).allSatisfy { $0.authorization == "Bearer secret" })
+        let mirrored = FaultServer.rangeRequests(mirror)
+        #expect(!mirrored.isEmpty && mirrored.allSatisfy { $0.authorization == nil }, "\(mirrored)")
+    }
+}
+
 /// ``SegmentPlan``'s arithmetic: parts, claims, splits and what is left.
 @Suite struct SegmentPlanTests {
     @Test func theMissingRangesAreDividedIntoEqualParts() {

@@ -76,10 +76,30 @@ struct PartialDownload {
         return try? JSONDecoder().decode(Info.self, from: data)
     }
 
-    /// Records `info`, in place: only the holder of the partial file's lock writes or trusts the
-    /// record, and a record cut short by a crash does not decode, so the download starts over.
+    /// Records `info`: written beside the record (`….json.new`, private, created afresh) and
+    /// renamed over it, so that a reader — or a crash, or `kill -9` — finds the old record or the
+    /// new one, never one cut short (a download over several connections saves it twice a
+    /// second). Only the holder of the partial file's lock writes the record.
     func saveInfo(_ info: Info) throws {
-        try POSIXFile.writePrivate(JSONEncoder().encode(info), to: infoURL.path)
+        let data = try JSONEncoder().encode(info)
+        let staging = infoURL.path + ".new"
+        POSIXFile.remove(staging)
+        let descriptor = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXFile.currentError() }
+        do {
+            try data.withUnsafeBytes { try POSIXFile.writeAll(descriptor, $0) }
+        } catch {
+            _ = try? POSIXFile.close(descriptor)
+            POSIXFile.remove(staging)
+            throw error
+        }
+        do {
+            try POSIXFile.close(descriptor)
+            try POSIXFile.rename(staging, to: infoURL.path)
+        } catch {
+            POSIXFile.remove(staging)
+            throw error
+        }
     }
 
     /// Takes the partial file for this download: opens it (creating it empty, 0600, if there is
@@ -144,6 +164,7 @@ struct PartialDownload {
     func discard() {
         POSIXFile.remove(dataURL.path)
         POSIXFile.remove(infoURL.path)
+        POSIXFile.remove(infoURL.path + ".new")
     }
 
     /// The validator of `head` worth recording: a strong `ETag`, else `Last-Modified`; none for
