@@ -131,5 +131,4 @@ extension POSIXFile {
         }
         return complete ? data : nil
     }
-
 }
