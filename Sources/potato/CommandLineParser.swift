@@ -142,6 +142,15 @@ enum CommandLineParser {
                 let rate = try Self.size(try value(name, inline), option: name)
                 guard rate > 0 else { throw UsageError("--limit-rate needs a rate above 0, like 500K or 2M (bytes a second)") }
                 options.rateLimit = rate
+            case "-O", "--remote-name": options.remoteName = true
+            case "--output-dir": options.outputDirectory = try value(name, inline)
+            case "-i", "--input-file": options.inputFile = try value(name, inline)
+            case "--parallel":
+                let text = try value(name, inline)
+                guard let count = Int(text), (1...64).contains(count) else {
+                    throw UsageError("--parallel takes a number of downloads at once from 1 to 64 (\"\(text)\" is not one)")
+                }
+                options.parallel = count
             case "--mirror":
                 let text = try value(name, inline)
                 guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -212,12 +221,21 @@ enum CommandLineParser {
             }
         }
 
-        guard urls.count == 1, let url = urls.first else {
-            throw UsageError(urls.isEmpty ? "get needs a URL" : "get takes one URL, not \(urls.count)")
-        }
-        options.url = url
+        guard !urls.isEmpty || options.inputFile != nil else { throw UsageError("get needs a URL") }
         let modes = [output != nil, json != nil, wantsString, wantsEvents].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("choose one of -o, --json, --string and --events") }
+        let names = options.remoteName || options.outputDirectory != nil
+        if urls.count > 1 || options.inputFile != nil {
+            try checkBatch(options, urls: urls, output: output, modes: modes)
+            options.batch = urls.map { BatchEntry(url: $0) }
+            options.output = .batch
+        } else if let url = urls.first {
+            options.url = url
+            if names {
+                guard modes == 0 else { throw UsageError("-O and --output-dir name a file: choose them or -o, --json, --string, --events") }
+                options.output = .file(Self.destination(for: url, name: nil, in: options.outputDirectory))
+            }
+        }
         if let output { options.output = .file(output) }
         if let json { options.output = .json(keyPath: json) }
         if wantsString { options.output = .string }
@@ -227,25 +245,61 @@ enum CommandLineParser {
         if bodies.count == 1, options.method == "HEAD" {
             throw UsageError("-X HEAD cannot send a body (-d, --data-file, -F, -T): a HEAD request has none")
         }
-        if options.resume, case .file = options.output {} else if options.resume {
+        if options.resume, !options.writesFiles {
             throw UsageError("--continue needs -o FILE")
         }
-        if options.overwrite, case .file = options.output {} else if options.overwrite {
+        if options.overwrite, !options.writesFiles {
             throw UsageError("--overwrite needs -o FILE")
         }
-        if options.connections > 1 || !options.mirrors.isEmpty, case .file = options.output {} else if options.connections > 1 || !options.mirrors.isEmpty {
-            throw UsageError("\(options.mirrors.isEmpty ? "--connections" : "--mirror") needs -o FILE")
+        if options.connections > 1, !options.writesFiles {
+            throw UsageError("--connections needs -o FILE")
+        }
+        if !options.mirrors.isEmpty, case .file = options.output {} else if !options.mirrors.isEmpty {
+            throw UsageError("--mirror needs one URL and -o FILE")
         }
         if options.checksum != nil, case .file = options.output {} else if options.checksum != nil {
             throw UsageError("--checksum needs -o FILE")
         }
-        if options.onlyIfChanged || options.remoteTime, case .file = options.output {} else if options.onlyIfChanged || options.remoteTime {
+        if options.onlyIfChanged || options.remoteTime, !options.writesFiles {
             throw UsageError("\(options.onlyIfChanged ? "--only-if-changed" : "--remote-time") needs -o FILE")
         }
         if options.certificateAuthorities != nil, options.engine == .urlSession {
             throw UsageError("--cacert needs the curl engine: URLSession trusts the system's certificate authorities only")
         }
         return options
+    }
+
+    /// What a batch may not have: one output (`-o`, `--json`, `--string`, `--events`), a body,
+    /// one file's checksum, mirrors of one file.
+    private static func checkBatch(_ options: GetOptions, urls: [String], output: String?, modes: Int) throws(UsageError) {
+        guard modes == 0 else {
+            throw UsageError(output != nil
+                ? "-o names one file: with several URLs or -i, use -O or --output-dir (each file is named after its URL)"
+                : "--json, --string and --events take one URL")
+        }
+        let bodies = [!options.data.isEmpty, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil]
+        guard !bodies.contains(true) else { throw UsageError("several downloads send no body (-d, --data-file, -F, -T)") }
+        guard options.checksum == nil else { throw UsageError("--checksum is one file's digest: it takes one URL and -o FILE") }
+        guard options.method == nil || options.method == "GET" else { throw UsageError("several downloads are GETs (-X)") }
+    }
+
+    /// Where a download goes without `-o`: `name` (from `-i`), or the last segment of the URL's
+    /// path (decoded; `index.html` when there is none; a `/` or a leading `.` in it made `_`),
+    /// in `directory` when given.
+    static func destination(for url: String, name: String?, in directory: String?) -> String {
+        let file = name ?? remoteName(of: url)
+        guard let directory, !file.hasPrefix("/") else { return file }
+        return URL(fileURLWithPath: directory).appendingPathComponent(file).path
+    }
+
+    /// The last segment of `url`'s path, safe as a file name.
+    static func remoteName(of url: String) -> String {
+        let path = URLComponents(string: url)?.percentEncodedPath ?? ""
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        var name = last.removingPercentEncoding ?? last
+        name = name.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\u{0}", with: "_")
+        if name.hasPrefix(".") { name = "_" + name.dropFirst() }
+        return name.isEmpty ? "index.html" : name
     }
 
     /// `Name: value` (for `-H` and `--proxy-header`) → the field.

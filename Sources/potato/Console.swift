@@ -19,13 +19,43 @@ enum Console {
         return Int(size.ws_col)
     }
 
-    static func error(_ text: String) { write(STDERR_FILENO, Data(text.utf8)) }
+    /// Lines kept at the bottom of the terminal (a batch's progress, one line a download):
+    /// every message to standard error is written above them. Guarded by `lock`.
+    nonisolated(unsafe) private static var overlay: [String] = []
+
+    static func error(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if overlay.isEmpty {
+            unlockedWrite(STDERR_FILENO, Data(text.utf8))
+        } else {
+            unlockedWrite(STDERR_FILENO, Data((erasure + text + overlay.map { $0 + "\n" }.joined()).utf8))
+        }
+    }
+
+    /// Replaces the lines kept at the bottom of the terminal (none: `[]`).
+    static func setOverlay(_ lines: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        let text = erasure + lines.map { $0 + "\n" }.joined()
+        overlay = lines
+        unlockedWrite(STDERR_FILENO, Data(text.utf8))
+    }
+
+    /// Moves up over the kept lines and clears to the end of the screen. Under `lock`.
+    private static var erasure: String {
+        overlay.isEmpty ? "" : "\u{1B}[\(overlay.count)F\u{1B}[J"
+    }
 
     static func output(_ text: String) { write(STDOUT_FILENO, Data(text.utf8)) }
 
     static func write(_ descriptor: Int32, _ data: Data) {
         lock.lock()
         defer { lock.unlock() }
+        unlockedWrite(descriptor, data)
+    }
+
+    private static func unlockedWrite(_ descriptor: Int32, _ data: Data) {
         data.withUnsafeBytes { buffer in
             guard var base = buffer.baseAddress else { return }
             var remaining = buffer.count

@@ -17,7 +17,8 @@ struct GetCommand {
     final class Interruption: @unchecked Sendable {
         private let lock = NSLock()
         private var number: Int32?
-        private var cancel: (@Sendable () -> Void)?
+        /// The calls to cancel: every download of a batch.
+        private var cancels: [@Sendable () -> Void] = []
 
         var signal: Int32? {
             lock.lock()
@@ -29,14 +30,14 @@ struct GetCommand {
         func interrupt(_ signal: Int32) {
             lock.lock()
             if number == nil { number = signal }
-            let cancel = self.cancel
+            let cancels = self.cancels
             lock.unlock()
-            cancel?()
+            cancels.forEach { $0() }
         }
 
         func onInterrupt(_ cancel: @escaping @Sendable () -> Void) {
             lock.lock()
-            self.cancel = cancel
+            cancels.append(cancel)
             let interrupted = number != nil
             lock.unlock()
             if interrupted { cancel() }
@@ -59,6 +60,7 @@ struct GetCommand {
     }
 
     private func fetch() async -> ExitStatus {
+        if case .batch = options.output { return await runBatch() }
         guard let url = URL(string: options.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
             let shown = TerminalText.safe(Redaction.redactingCredentials(inURL: options.url))
@@ -67,23 +69,7 @@ struct GetCommand {
         }
         let interruption = Interruption()
         InterruptWatcher.install { interruption.interrupt($0) }
-
-        var configuration = Session.Configuration()
-        if let timeout = options.timeout { configuration.requestTimeout = timeout }
-        configuration.proxy = options.proxyConfiguration()
-        if let authorities = options.certificateAuthorities {
-            configuration.certificateAuthorities = URL(fileURLWithPath: authorities)
-        }
-        configuration.retryPolicy = retryPolicy
-        configuration.cookieStore = .jar(cookies)
-        if options.verbose {
-            // Every attempt, header, redirect and retry, with credentials masked and server text
-            // made safe for the terminal by the logger itself.
-            configuration.eventMonitors = [EventLogger(includesHeaders: true, queue: verboseQueue) { line in
-                Console.error(line + "\n")
-            }]
-        }
-        let session = Session(configuration: configuration, engine: options.engine)
+        let session = makeSession()
         var request = session.request(HTTPMethod(rawValue: options.effectiveMethod), Self.uploadTarget(url, file: options.uploadFile))
         for header in options.headers { request = request.header(header.name, header.value) }
         if let credentials = options.credentials {
@@ -126,7 +112,30 @@ struct GetCommand {
             }
         case .events:
             return await streamEvents(adjusted(request), interruption: interruption)
+        case .batch:
+            return .usage
         }
+    }
+
+    /// The session every request of this command goes through: its timeout, proxy, certificate
+    /// authorities, retries, cookies and `-v` logger.
+    func makeSession() -> Session {
+        var configuration = Session.Configuration()
+        if let timeout = options.timeout { configuration.requestTimeout = timeout }
+        configuration.proxy = options.proxyConfiguration()
+        if let authorities = options.certificateAuthorities {
+            configuration.certificateAuthorities = URL(fileURLWithPath: authorities)
+        }
+        configuration.retryPolicy = retryPolicy
+        configuration.cookieStore = .jar(cookies)
+        if options.verbose {
+            // Every attempt, header, redirect and retry, with credentials masked and server text
+            // made safe for the terminal by the logger itself.
+            configuration.eventMonitors = [EventLogger(includesHeaders: true, queue: verboseQueue) { line in
+                Console.error(line + "\n")
+            }]
+        }
+        return Session(configuration: configuration, engine: options.engine)
     }
 
     /// `--retry` (5 by default with `-o`: a download is worth finishing; none otherwise, as curl),
@@ -135,8 +144,7 @@ struct GetCommand {
     /// first request's transient statuses: a failed or ended connection is the stream's
     /// reconnection's to open again (see `eventReconnection`), and it never retries a status.
     private var retryPolicy: RetryPolicy {
-        let isDownload: Bool
-        if case .file = options.output { isDownload = true } else { isDownload = false }
+        let isDownload = options.writesFiles
         let retries = options.retries ?? (isDownload ? Self.defaultDownloadRetries : 0)
         return RetryPolicy(
             maximumAttempts: retries + 1, initialDelay: options.retryDelay ?? 1, maximumDelay: 60,
@@ -148,7 +156,7 @@ struct GetCommand {
     static let defaultDownloadRetries = 5
 
     /// `--accept-status` and `--accept-type`, applied to any handler.
-    private func adjusted<Handler>(_ request: Request<Handler>) -> Request<Handler> {
+    func adjusted<Handler>(_ request: Request<Handler>) -> Request<Handler> {
         var request = request
         if let statuses = options.acceptedStatuses { request = request.accepting(statusCodes: statuses) }
         if !options.acceptedTypes.isEmpty { request = request.accepting(contentTypes: options.acceptedTypes) }
@@ -157,7 +165,7 @@ struct GetCommand {
     }
 
     /// How progress is shown: `--progress`, or by default a bar on a terminal, else lines.
-    private var progressStyle: ProgressDisplay.Style {
+    var progressStyle: ProgressDisplay.Style {
         switch options.progress {
         case _ where options.quiet: return .none
         case .auto: return Console.standardErrorIsTerminal ? .bar : .lines
@@ -167,7 +175,7 @@ struct GetCommand {
         }
     }
 
-    private func download<Handler>(
+    func download<Handler>(
         _ request: Request<Handler>, to destination: URL, display: ProgressDisplay, interruption: Interruption
     ) async -> ExitStatus {
         let partial = FileWriter.partialFileURL(for: destination)

@@ -9,6 +9,8 @@ struct GetOptions {
         case standardOutput
         /// Streamed to a file (`-o FILE`).
         case file(String)
+        /// Several downloads, each to a file of its own (several URLs, `-i FILE`).
+        case batch
         /// Pretty-printed JSON, or the value at a key path (`--json [KEYPATH]`).
         case json(keyPath: String?)
         /// Text decoded by its charset (`--string`).
@@ -45,6 +47,28 @@ struct GetOptions {
     var connections = 1
     /// `--mirror URL` (repeatable): other URLs of the same file to fetch parts from.
     var mirrors: [URL] = []
+    /// Several URLs (`potato get URL URL …`): with `-O` or `--output-dir`, each to its own file.
+    var batch: [BatchEntry] = []
+    /// `-i FILE`, `--input-file FILE`: more downloads, one a line (`-` for standard input).
+    var inputFile: String?
+    /// `--output-dir DIR`: where `-O`'s files go (and `-i`'s names are relative to).
+    var outputDirectory: String?
+    /// `-O`, `--remote-name`: each file named after the last segment of its URL's path.
+    var remoteName = false
+    /// `--parallel N`: how many downloads of a batch run at once.
+    var parallel = GetOptions.defaultParallel
+    /// Four at a time by default: aria2 (`-j`) and wget2 (`--max-threads`) run five; a few fill a
+    /// link without opening dozens of connections to one server (and `--connections`
+    /// multiplies each).
+    static let defaultParallel = 4
+
+    /// Whether the body goes to files (`-o FILE`, or a batch's).
+    var writesFiles: Bool {
+        switch output {
+        case .file, .batch: true
+        default: false
+        }
+    }
     /// `--only-if-changed`: download FILE again only if it changed on the server.
     var onlyIfChanged = false
     /// `-R`, `--remote-time`: the placed file's modification time from `Last-Modified`.
@@ -97,4 +121,10 @@ struct GetOptions {
             headers.append(("Cookie", value))
         }
     }
+}
+
+/// One download of a batch: a URL, and the name given to it in `-i FILE` (`URL<TAB>NAME`), if any.
+struct BatchEntry: Equatable {
+    var url: String
+    var name: String?
 }

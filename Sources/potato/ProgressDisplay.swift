@@ -11,6 +11,8 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     let style: Style
+    /// Also told of every download update (a batch's line on the board), whatever the style.
+    var observer: (@Sendable (TransferProgress) -> Void)?
     /// The queue the call's progress callbacks run on (`onProgress(queue:)`,
     /// `onUploadProgress(queue:)`): ``finish()`` waits for it, so that the last update — the
     /// forced one at 100 % — is drawn before potato prints its result and exits.
@@ -32,6 +34,7 @@ final class ProgressDisplay: @unchecked Sendable {
     /// The byte count, total and rate of the latest update. A resumed download's progress counts
     /// the whole file, the bytes it already had included.
     func update(_ progress: TransferProgress) {
+        observer?(progress)
         show(progress.bytesReceived, of: progress.expectedBytes, uploading: false)
     }
 

@@ -1,0 +1,137 @@
+import Foundation
+import HotPotato
+
+/// Several downloads in one run (`potato get URL URL … -O`, `--output-dir DIR`, `-i FILE`):
+/// each to a file of its own, up to `--parallel N` at a time, each with its line of progress on
+/// a terminal and its result, then a summary. One failure does not stop the others; the exit
+/// status is the first failure's (in the order given), or 0 when every download succeeded.
+extension GetCommand {
+    /// One download of the batch, where it goes, and why it cannot run when it cannot.
+    private struct Job: Sendable {
+        let index: Int
+        let entry: BatchEntry
+        let destination: String
+        /// Another download of the batch writes the same file.
+        let isDuplicate: Bool
+    }
+
+    func runBatch() async -> ExitStatus {
+        var entries = options.batch
+        if let input = options.inputFile {
+            do {
+                entries += try Self.readEntries(input)
+            } catch {
+                Console.error("potato: cannot read the input file \(TerminalText.safe(input)): \(error)\n")
+                return .usage
+            }
+        }
+        guard !entries.isEmpty else {
+            Console.error("potato: nothing to download: the input file lists no URL\n")
+            return .usage
+        }
+        if let directory = options.outputDirectory {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                Console.error("potato: cannot create the directory \(TerminalText.safe(directory)): \(error)\n")
+                return .missingDirectory
+            }
+        }
+        var claimed = Set<String>()
+        let jobs = entries.enumerated().map { index, entry in
+            let destination = CommandLineParser.destination(for: entry.url, name: entry.name, in: options.outputDirectory)
+            let key = URL(fileURLWithPath: destination).standardizedFileURL.path
+            return Job(index: index, entry: entry, destination: destination, isDuplicate: !claimed.insert(key).inserted)
+        }
+        let interruption = Interruption()
+        InterruptWatcher.install { interruption.interrupt($0) }
+        let session = makeSession()
+        let board = BatchBoard(isDrawn: progressStyle == .bar)
+        let statuses = await run(jobs, session: session, board: board, interruption: interruption)
+        board.finish()
+        return summarize(jobs, statuses, interruption: interruption)
+    }
+
+    /// Runs the jobs, `--parallel` at a time, in the order given; returns their statuses.
+    private func run(_ jobs: [Job], session: Session, board: BatchBoard, interruption: Interruption) async -> [ExitStatus] {
+        await withTaskGroup(of: (Int, ExitStatus).self) { group in
+            var results = [ExitStatus](repeating: .failure, count: jobs.count)
+            var next = 0
+            func startNext() {
+                guard next < jobs.count else { return }
+                let job = jobs[next]
+                next += 1
+                group.addTask { (job.index, await self.run(job, session: session, board: board, interruption: interruption)) }
+            }
+            for _ in 0..<min(options.parallel, jobs.count) { startNext() }
+            for await (index, status) in group {
+                results[index] = status
+                startNext()
+            }
+            return results
+        }
+    }
+
+    private func run(_ job: Job, session: Session, board: BatchBoard, interruption: Interruption) async -> ExitStatus {
+        if let signal = interruption.signal { return signal == SIGTERM ? .terminated : .interrupted }
+        let shownURL = TerminalText.safe(Redaction.redactingCredentials(inURL: job.entry.url))
+        if job.isDuplicate {
+            Console.error("potato: \(shownURL): another download of this batch writes \(TerminalText.safe(job.destination)); "
+                + "this one was not made\n")
+            return .destinationBusy
+        }
+        guard let url = URL(string: job.entry.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            Console.error("potato: bad URL: \"\(shownURL)\" is not an http or https URL\n")
+            return .badURL
+        }
+        var request = session.request(.get, url)
+        for header in options.headers { request = request.header(header.name, header.value) }
+        if let credentials = options.credentials {
+            request = request.basicAuthentication(user: credentials.user, password: credentials.password)
+        }
+        board.begin(job.index, name: job.destination)
+        defer { board.end(job.index) }
+        let display = ProgressDisplay(style: .none)
+        display.observer = { board.update(job.index, $0) }
+        let status = await download(request, to: URL(fileURLWithPath: job.destination), display: display, interruption: interruption)
+        if status != .success, interruption.signal == nil {
+            // Several run at once: say which one the lines above were about.
+            Console.error("potato: \(shownURL) was not saved to \(TerminalText.safe(job.destination)) (exit \(status.rawValue))\n")
+        }
+        return status
+    }
+
+    /// Prints how the batch went (unless `-q`); returns the first failure's status, or success.
+    private func summarize(_ jobs: [Job], _ statuses: [ExitStatus], interruption: Interruption) -> ExitStatus {
+        let failed = zip(jobs, statuses).filter { $0.1 != .success }
+        if !options.quiet {
+            var text = "potato: \(jobs.count) download\(jobs.count == 1 ? "" : "s"): \(jobs.count - failed.count) succeeded"
+            if !failed.isEmpty {
+                text += ", \(failed.count) failed: " + failed.map { "\(TerminalText.safe($0.0.destination)) (exit \($0.1.rawValue))" }
+                    .joined(separator: ", ")
+            }
+            Console.error(text + "\n")
+        }
+        if let signal = interruption.signal { return signal == SIGTERM ? .terminated : .interrupted }
+        return failed.first?.1 ?? .success
+    }
+
+    /// The downloads `-i FILE` lists (`-` for standard input): a URL a line, or `URL<TAB>NAME`;
+    /// blank lines and lines starting with `#` are skipped.
+    static func readEntries(_ path: String) throws -> [BatchEntry] {
+        let data = path == "-"
+            ? FileHandle.standardInput.readDataToEndOfFile()
+            : try Data(contentsOf: URL(fileURLWithPath: path))
+        var entries: [BatchEntry] = []
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty, !text.hasPrefix("#") else { continue }
+            let parts = text.split(separator: "\t", maxSplits: 1)
+            let url = parts[0].trimmingCharacters(in: .whitespaces)
+            let name = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            entries.append(BatchEntry(url: url, name: name.isEmpty ? nil : name))
+        }
+        return entries
+    }
+}
