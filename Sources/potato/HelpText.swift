@@ -6,6 +6,7 @@ enum HelpText {
 
         Usage:
           potato get URL [options]      fetch URL (see: potato get --help)
+          potato get URL URL… -O        fetch several, each to a file named after its URL
           potato --help                 this text
 
         Example:
@@ -21,6 +22,8 @@ enum HelpText {
 
         Usage:
           potato get URL [options]
+          potato get URL URL… (-O | --output-dir DIR) [options]
+          potato get -i FILE [--output-dir DIR] [options]
 
         Where the body goes (one of; without any, it is written to standard output):
           -o, --output FILE        stream it to FILE, placed only when complete (a failure or
@@ -28,6 +31,10 @@ enum HelpText {
               --json [KEYPATH]     pretty-print the JSON body, or the value at KEYPATH
                                    (data.users.0.name); KEYPATH can also be given as --json=KEYPATH
               --string             print the body as text, decoded by its charset
+          -O, --remote-name        save it to a file named after the last segment of the URL's
+                                   path (decoded; a / or a leading dot made _; index.html when
+                                   there is none), in the current directory or --output-dir
+              --output-dir DIR     save the files there (created if missing)
               --events             print a text/event-stream (Server-Sent Events) as it
                                    arrives, one event a line as JSON: {"type":…,"id":…,
                                    "data":…} (the data as JSON when it is JSON); only a 200
@@ -155,6 +162,19 @@ enum HelpText {
                                    written (the bytes kept by --continue included); on a
                                    mismatch nothing is placed, the partial file is discarded,
                                    both digests are printed, and potato exits 22
+
+        Several downloads (several URLs, or -i; each with its own file, the options above applied
+        to each; no -o, --json, --string, --events, body, --checksum or --mirror):
+          -i, --input-file FILE    the URLs to fetch, one a line, or URL<TAB>NAME to name its
+                                   file (relative to --output-dir); # starts a comment; - reads
+                                   standard input
+              --parallel N         run up to N downloads at once (1-64; default 4, as aria2's
+                                   and wget2's five, less one: a few fill a link)
+                                   Each running download has its line of progress on a
+                                   terminal; each result is printed as it ends, then a summary.
+                                   A failure does not stop the others; the exit status is the
+                                   first failure's (in the order given), 0 when all succeeded.
+                                   Two downloads to one file: the second is not made (exit 19)
 
         Output:
           -v, --verbose            print each request and response with its headers (credentials
