@@ -227,6 +227,9 @@ enum CommandLineParser {
         let names = options.remoteName || options.outputDirectory != nil
         if urls.count > 1 || options.inputFile != nil {
             try checkBatch(options, urls: urls, output: output, modes: modes)
+            if urls.count > 1, !names, options.inputFile == nil {
+                throw UsageError("several URLs need -O (each file named after its URL) or --output-dir DIR")
+            }
             options.batch = urls.map { BatchEntry(url: $0) }
             options.output = .batch
         } else if let url = urls.first {

@@ -69,7 +69,8 @@ import Testing
     @Test func whatABatchCannotHaveIsAUsageError() async throws {
         let url = "http://127.0.0.1:9/a"
         for arguments in [[url, url, "-o", "/tmp/x"], [url, url, "--json"], [url, url, "--checksum", "md5=d41d8cd98f00b204e9800998ecf8427e"],
-                          [url, url, "-d", "x=1"], [url, url, "-O", "--parallel", "0"], [url, url, "-O", "--mirror", url]] {
+                          [url, url, "-d", "x=1"], [url, url, "-O", "--parallel", "0"], [url, url, "-O", "--mirror", url],
+                          [url, url]] {
             let outcome = try await PotatoProcess.run(["get"] + arguments)
             #expect(outcome.status == 2, "\(arguments): \(outcome.error)")
         }
