@@ -152,7 +152,7 @@ import Testing
         // A resumable download that failed is retried against an honest server, as a user would:
         // whatever the fault left must lead to the resource.
         let succeeded = run.outcomes.contains { if case .success = $0.result { return true } else { return false } }
-        if problems.isEmpty, soakCase.handler == .resumableFile, !succeeded, !soakCase.diskFull,
+        if problems.isEmpty, soakCase.handler.isResumable, !succeeded, !soakCase.diskFull,
            !(soakCase.preexisting && !soakCase.replaces) {
             let retry = await runner.followUp(run)
             if case .failure(let error) = retry.result {

@@ -10,6 +10,9 @@ struct SoakCase: Sendable, CustomStringConvertible {
     enum Handler: String, Sendable, CaseIterable {
         case discard, data, string, json, document, decodable, jsonLines, jsonArray
         case outputStream, fileHandle, file, resumableFile
+        /// A resumable download over several connections; and the same with the resource's
+        /// `/mirror` path as a mirror (served with the same fault).
+        case segmentedFile, mirroredFile
 
         /// The resource that suits the handler.
         var resourceKind: SoakResource.Kind {
@@ -21,7 +24,10 @@ struct SoakCase: Sendable, CustomStringConvertible {
             }
         }
 
-        var isFile: Bool { self == .file || self == .resumableFile }
+        var isFile: Bool { self == .file || self == .resumableFile || isSegmented }
+        var isSegmented: Bool { self == .segmentedFile || self == .mirroredFile }
+        /// Whether it keeps a partial file when it fails.
+        var isResumable: Bool { self == .resumableFile || isSegmented }
         var writesToDisk: Bool { isFile || self == .outputStream || self == .fileHandle }
         var isElementStream: Bool { self == .jsonLines || self == .jsonArray }
     }

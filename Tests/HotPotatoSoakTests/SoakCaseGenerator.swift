@@ -23,6 +23,9 @@ enum SoakCaseGenerator {
         var size: Int
         if diskFull {
             size = random.int(in: (smallFileSystemSize + 32 * 1024)...(1024 * 1024))
+        } else if handler.isSegmented {
+            // Large enough to be split (two parts of at least 1 MiB).
+            size = random.int(in: (2_200_000)...(4_000_000))
         } else {
             size = random.weighted([
                 (60, random.int(in: 64...(16 * 1024))),

@@ -147,6 +147,12 @@ struct SoakRunner: Sendable {
             let download = request.downloadToFile(
                 at: destination, existingFilePolicy: soakCase.replaces ? .replace : .fail, resumable: soakCase.handler == .resumableFile)
             return await outcome({ () async throws(HotPotatoError) in try await download.content }) { .file($0) }
+        case .segmentedFile, .mirroredFile:
+            let mirrors = soakCase.handler == .mirroredFile ? [request.url].compactMap { $0?.appendingPathComponent("mirror") } : []
+            let download = request.downloadToFile(
+                at: destination, existingFilePolicy: soakCase.replaces ? .replace : .fail, resumable: true,
+                connections: 2 + Int(soakCase.contentSeed % 5), mirrors: mirrors)
+            return await outcome({ () async throws(HotPotatoError) in try await download.content }) { .file($0) }
         }
     }
 

@@ -157,6 +157,15 @@ final class SoakServer: @unchecked Sendable {
         }
     }
 
+    /// `Range: bytes=A-B` within the resource, with a matching `If-Range` (if any).
+    private static func boundedRange(_ request: Request, total: Int, etag: String) -> (Int, Int)? {
+        guard let range = request.headers["range"], range.hasPrefix("bytes="),
+              request.headers["if-range"].map({ $0 == etag }) ?? true else { return nil }
+        let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), first <= last, first < total else { return nil }
+        return (first, min(last, total - 1))
+    }
+
     /// The body of a `5xx`: `{"error":"soak failure <token>"}` padded with spaces, or text.
     static func errorBody(bytes: Int, json: Bool, token: String) -> Data {
         if json {
@@ -231,7 +240,12 @@ final class SoakServer: @unchecked Sendable {
             }
             body = Data("range not satisfiable".utf8)
         default:
-            if let start = offset {
+            if offset == nil, let (first, last) = Self.boundedRange(request, total: total, etag: resource.etag) {
+                // `bytes=A-B`, as a download over several connections asks for each part.
+                status = 206
+                headers.append(("Content-Range", "bytes \(first)-\(last)/\(total)"))
+                body = representation.subdata(in: first..<(last + 1))
+            } else if let start = offset {
                 if start < total {
                     status = 206
                     headers.append(("Content-Range", "bytes \(start)-\(total - 1)/\(total)"))

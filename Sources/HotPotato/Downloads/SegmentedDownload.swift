@@ -40,6 +40,9 @@ final class SegmentedDownload: @unchecked Sendable {
     private let advanceDigest: (@Sendable (Int64) -> Void)?
     private let saveRecord: (@Sendable ([Range<Int64>]) -> Void)?
     private let recordLock = NSLock()
+    /// Guarded by `recordLock`: the download concluded; the record is not written any more (a
+    /// worker's late save would put back the record of a file already placed).
+    private var recordClosed = false
 
     private enum State {
         case running
@@ -365,11 +368,17 @@ final class SegmentedDownload: @unchecked Sendable {
         }
         guard let writer else { return }
         if let error {
-            if discards { writer.discardsPartial = true } else { saveRecordNow() }
+            if discards {
+                closeRecord()
+                writer.discardsPartial = true
+            } else {
+                saveRecordNow(closing: true)
+            }
             writer.abandonSegments()
             settle(error)
             return
         }
+        closeRecord()
         do {
             try writer.completeSegments()
             launcher.progress.report(TransferProgress(bytesReceived: length, expectedBytes: length), force: true)
@@ -380,12 +389,19 @@ final class SegmentedDownload: @unchecked Sendable {
         }
     }
 
-    private func saveRecordNow() {
+    private func saveRecordNow(closing: Bool = false) {
         guard let saveRecord else { return }
         recordLock.withLock {
+            guard !recordClosed else { return }
+            if closing { recordClosed = true }
             let written = lock.withLock { plan.written }
             saveRecord(written)
         }
+    }
+
+    /// No record is written after this.
+    private func closeRecord() {
+        recordLock.withLock { recordClosed = true }
     }
 
     private static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }

@@ -174,8 +174,13 @@ extension FileWriter {
             } else {
                 try createTemporaryFile(in: directory)
             }
-            rangeLength = length
-            expectedFileSize = length
+            // A content-coded 206 of the whole (an answer to the `bytes=0-` of a download that may
+            // use several connections) is taken as a 200 is: its range counts encoded bytes, the
+            // body arrives decoded, so neither length says where the decoded file ends.
+            if head.contentEncodings.isEmpty {
+                rangeLength = length
+                expectedFileSize = length
+            }
         }
     }
 
