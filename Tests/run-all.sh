@@ -87,7 +87,7 @@ if [[ "${HOTPOTATO_SKIP_TSAN:-0}" != 1 ]]; then
   # pass: under ThreadSanitizer's slowdown a handler's 1.6 s nap was once seen as an idle server
   # (a timing, not a race).
   limit 1800 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind|EngineStress|ConnectionLimit|IOThread|HotPotatoErrorValue|DownloadLane|CallerDelivery|Checksum|ConditionalDownload|Segmented)' \
+    --filter '^HotPotatoTests\..*(Transport|Session|Cancellation|FaultMatrix|NginxTransfer|HTTPBin|SpillOrdering|TLS|HTTP2|StreamUpload|UploadReplay|OneShotBody|BodyRewind|EngineStress|ConnectionLimit|IOThread|HotPotatoErrorValue|DownloadLane|CallerDelivery|Checksum|ConditionalDownload|Segmented|Mirrored)' \
     --skip 'aHandlerSlowerThanTheTimeoutIsNotAnIdleServer|timeoutWhileTheServerStalls' \
     --experimental-maximum-parallelization-width 8 2>&1 \
     | tee .build-tsan/tsan.log

@@ -36,8 +36,12 @@ struct SegmentPlan {
 
     /// The size of the file.
     let length: Int64
-    /// No assignment is split into parts smaller than this.
+    /// The pending ranges are not cut into parts smaller than this.
     let minimumSplit: Int64
+    /// A free worker takes half of a running assignment only when each half is at least this
+    /// (a quarter of ``minimumSplit``): near the end, a slow connection's last megabyte is
+    /// worth a new request.
+    var minimumSteal: Int64 { max(1, minimumSplit / 4) }
     /// The ranges on disk: sorted, merged.
     private(set) var written: [Range<Int64>]
     /// The ranges nobody fetches: sorted.
@@ -114,7 +118,7 @@ struct SegmentPlan {
 
     /// Gives `worker` something to fetch: the first pending piece, else the second half of the
     /// assignment that would take longest to finish at its rate so far (the slowest), when at
-    /// least two ``minimumSplit``s of it remain. `nil` when there is nothing worth taking.
+    /// least two ``minimumSteal``s of it remain. `nil` when there is nothing worth taking.
     mutating func next(for worker: Int, now: UInt64) -> Range<Int64>? {
         if !pending.isEmpty {
             let range = pending.removeFirst()
@@ -124,7 +128,7 @@ struct SegmentPlan {
         var slowest: (worker: Int, time: Double)?
         for (id, assignment) in active {
             let left = assignment.end - assignment.claimed
-            guard left >= 2 * minimumSplit else { continue }
+            guard left >= 2 * minimumSteal else { continue }
             let elapsed = Double(max(1, now &- assignment.began)) / 1e9
             // Bytes a second so far, with a floor so that one that has not started yet counts
             // as slow rather than infinitely so.

@@ -284,6 +284,16 @@ import Testing
         #expect(plan.isComplete)
     }
 
+    @Test func aSlowConnectionsLastPartIsSplitToo() {
+        var plan = SegmentPlan(length: 100, minimumSplit: 40)
+        _ = plan.next(for: 1, now: 0)
+        _ = plan.claim(1, count: 70)
+        // 30 left: under two minimum splits, but over two minimum steals (10 each).
+        #expect(plan.next(for: 2, now: 1_000_000_000) == 85..<100)
+        _ = plan.claim(1, count: 10)
+        #expect(plan.next(for: 3, now: 1_000_000_000) == nil, "5 left: not worth a request")
+    }
+
     @Test func aFreeWorkerTakesHalfOfTheSlowestRest() {
         var plan = SegmentPlan(length: 1000, minimumSplit: 10)
         plan.divide(into: 2)
