@@ -88,11 +88,13 @@ struct SegmentPlan {
     }
 
     /// Cuts the pending ranges into pieces of about the same size, enough for `count` workers,
-    /// none smaller than ``minimumSplit`` (unless a pending range is).
-    mutating func divide(into count: Int) {
+    /// none smaller than ``minimumSplit`` (unless a pending range is), and none larger than
+    /// `largest`: small pieces taken in order keep what is written close to a prefix of the file
+    /// (what a digest, which reads in order, can follow), at the cost of a request a piece.
+    mutating func divide(into count: Int, largest: Int64 = .max) {
         let total = pending.reduce(Int64(0)) { $0 + Int64($1.count) }
         let count = Int64(max(1, count))
-        let piece = max(minimumSplit, (total + count - 1) / count)
+        let piece = max(minimumSplit, min(largest, (total + count - 1) / count))
         var pieces: [Range<Int64>] = []
         for range in pending {
             var start = range.lowerBound

@@ -22,6 +22,8 @@ final class SegmentedDownload: @unchecked Sendable {
     /// No part is split smaller than this; a download with less than twice this to fetch uses one
     /// connection.
     static let minimumSplit: Int64 = 1 << 20
+    /// The largest piece when the file's digest follows its prefix.
+    static let orderedPiece: Int64 = 32 << 20
 
     let length: Int64
     /// The strong `ETag` every response must carry.
@@ -123,7 +125,10 @@ final class SegmentedDownload: @unchecked Sendable {
     func start(primaryAt offset: Int64) throws -> SegmentWriter {
         let writer = try SegmentWriter(download: self, worker: 0, descriptor: descriptor, offset: offset, path: path)
         lock.withLock {
-            plan.divide(into: maximumConnections)
+            // With a checksum, pieces of at most 32 MiB taken in order: the digest follows the
+            // written prefix while the file downloads (with one part a connection, it could
+            // start on most of the file only at the end).
+            plan.divide(into: maximumConnections, largest: advanceDigest == nil ? .max : Self.orderedPiece)
             _ = plan.assign(0, startingAt: offset, now: Self.now)
             workerSources[0] = (0, Self.now)
             sources.firstConnectionStarted()
