@@ -18,7 +18,7 @@ import FoundationNetworking
 ///
 /// What a retry does:
 /// - Each attempt gets a new handler, so no handler ever sees a mixture of two responses, except
-///   ``FileWriter`` (``Request/downloadToFile(at:existingFilePolicy:createsIntermediateDirectories:resumable:maximumBodySize:checksum:onlyIfChanged:keepsRemoteTime:)``):
+///   ``FileWriter`` (``Request/downloadToFile(at:existingFilePolicy:createsIntermediateDirectories:resumable:maximumBodySize:checksum:onlyIfChanged:keepsRemoteTime:connections:mirrors:)``):
 ///   it keeps the bytes it has and asks for the rest with `Range` and `If-Range`, so a large
 ///   download survives broken connections without starting over, and its progress keeps
 ///   counting. If the server cannot continue (no validator, another version), the attempt starts
