@@ -25,13 +25,19 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
     let download: SegmentedDownload
     let worker: Int
     let range: Range<Int64>
+    /// Whether this connection fetches the rest of a file whose server ignores ranges: a `200`
+    /// of the whole file is its answer, read up to ``range`` and written from there on.
+    let takingOver: Bool
     private(set) var verdict = Verdict.none
     private var writer: SegmentWriter?
+    /// Bytes of the response before ``range`` (a taking-over answer that starts earlier).
+    private var skip: Int64 = 0
 
-    init(download: SegmentedDownload, worker: Int, range: Range<Int64>) {
+    init(download: SegmentedDownload, worker: Int, range: Range<Int64>, takingOver: Bool = false) {
         self.download = download
         self.worker = worker
         self.range = range
+        self.takingOver = takingOver
     }
 
     var receivesBorrowedChunks: Bool { true }
@@ -39,6 +45,10 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
     func prepare(for head: ResponseHead) throws {
         let etag = head.headers["ETag"]
         let expected = download.validator(of: worker)
+        if takingOver {
+            try takeOver(head, etag: etag, expected: expected)
+            return
+        }
         switch head.status {
         case 206:
             guard let etag, !etag.hasPrefix("W/"), head.contentEncodings.isEmpty else {
@@ -72,8 +82,42 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
 
     func receive(_ chunk: Data) throws {
         guard let writer else { return }
-        let more = try chunk.withUnsafeBytes { try writer.write($0) }
+        let more = try chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            guard skip > 0 else { return try writer.write(bytes) }
+            let skipped = Int(min(skip, Int64(bytes.count)))
+            skip -= Int64(skipped)
+            return skipped == bytes.count ? true : try writer.write(UnsafeRawBufferPointer(rebasing: bytes[skipped...]))
+        }
         if !more { throw BodyComplete() }
+    }
+
+    /// A taking-over answer: the same version, the whole file (`200`) or a range running to its
+    /// end from at most ``range``'s start (`206`).
+    private func takeOver(_ head: ResponseHead, etag: String?, expected: String?) throws {
+        guard let etag, etag == expected, head.contentEncodings.isEmpty else {
+            verdict = .changed
+            throw refusal(head, "\(head.status) with validator \(etag ?? "none")")
+        }
+        var start: Int64 = 0
+        if head.status == 206 {
+            guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]), let served = contentRange.range,
+                  served.lowerBound <= range.lowerBound, served.upperBound == download.length - 1,
+                  contentRange.completeLength == download.length else {
+                verdict = .refused
+                throw refusal(head, "206 with \(FileWriter.describeRange(head))")
+            }
+            start = served.lowerBound
+        } else if head.status != 200 || head.contentLength.map({ $0 != download.length }) == true {
+            verdict = .refused
+            throw refusal(head, "\(head.status) of \(head.contentLength.map(String.init) ?? "unknown") bytes")
+        }
+        guard let writer = try download.beginWorker(worker, servedUpTo: download.length, validator: etag) else {
+            verdict = .changed
+            throw refusal(head, "\(head.status) of another version")
+        }
+        verdict = .accepted
+        skip = range.lowerBound - start
+        self.writer = writer
     }
 
     func finish() throws {

@@ -147,6 +147,18 @@ struct SegmentPlan {
         return taken
     }
 
+    /// Gives `worker` everything from `offset` to the end of the file, pending or not: its
+    /// response runs from the file's start (a server that stopped serving ranges), and writes
+    /// again, with the same bytes, whatever another worker wrote there.
+    mutating func takeOver(_ worker: Int, from offset: Int64, now: UInt64) -> Range<Int64> {
+        pending = pending.compactMap { piece in
+            if piece.upperBound <= offset { return piece }
+            return piece.lowerBound < offset ? piece.lowerBound..<offset : nil
+        }
+        active[worker] = Assignment(offset..<length, began: now, limit: length)
+        return offset..<length
+    }
+
     /// Claims up to `count` more bytes for `worker`, at its claimed offset; returns how many it
     /// may write. At its end, the assignment grows over a pending piece that begins there, as far
     /// as its response goes (``Assignment/limit``): those bytes arrive on it anyway.

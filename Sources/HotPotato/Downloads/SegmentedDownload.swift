@@ -63,6 +63,10 @@ final class SegmentedDownload: @unchecked Sendable {
     private var primaryRunning = true
     private var settlePrimary: (@Sendable (HotPotatoError?) -> Void)?
     private var rangesIgnored = false
+    /// How many times a connection was asked to fetch the rest of the file from its start, the
+    /// first one having ended before the server was found to ignore ranges.
+    private var takeovers = 0
+    static let maximumTakeovers = 3
     /// The resource changed: nothing downloaded is kept, not even for a resumable download.
     private var discardsEverything = false
     /// The cancel of the download started over after the resource changed, if it was.
@@ -304,6 +308,7 @@ final class SegmentedDownload: @unchecked Sendable {
         var stops: [@Sendable () -> Void] = []
         var finale: (HotPotatoError?, @Sendable (HotPotatoError?) -> Void)?
         var launches: [(Int, Range<Int64>, URL?, String?)] = []
+        var takeover: (Int, Range<Int64>)?
         lock.withLock {
             if case .running = state {
                 let running = helpers.count + (primaryRunning ? 1 : 0)
@@ -323,6 +328,15 @@ final class SegmentedDownload: @unchecked Sendable {
                 if launches.isEmpty, helpers.isEmpty, !primaryRunning {
                     if plan.isComplete {
                         state = .concluding(nil)
+                    } else if rangesIgnored, takeovers < Self.maximumTakeovers, let offset = plan.firstMissingOffset {
+                        // The server ignores ranges and the first connection has ended: one
+                        // connection fetches the file again and writes what is missing.
+                        takeovers += 1
+                        let worker = nextWorker
+                        nextWorker += 1
+                        workerSources[worker] = (0, Self.now)
+                        helpers[worker] = .some(nil)
+                        takeover = (worker, plan.takeOver(worker, from: offset, now: Self.now))
                     } else {
                         var error = lastFailure ?? HotPotatoError(
                             .malformedResponse,
@@ -344,15 +358,17 @@ final class SegmentedDownload: @unchecked Sendable {
         }
         stops.forEach { $0() }
         for (worker, range, url, validator) in launches { launch(worker, range, url: url, validator: validator) }
+        if let (worker, range) = takeover { launch(worker, range, url: nil, validator: validator, takingOver: true) }
         if let (error, settle) = finale {
             DispatchQueue.global().async { self.finish(error, settle: settle) }
         }
     }
 
-    private func launch(_ worker: Int, _ range: Range<Int64>, url: URL?, validator: String?) {
-        let handler = SegmentHandler(download: self, worker: worker, range: range)
+    private func launch(_ worker: Int, _ range: Range<Int64>, url: URL?, validator: String?, takingOver: Bool = false) {
+        let handler = SegmentHandler(download: self, worker: worker, range: range, takingOver: takingOver)
         lock.withLock { handlers[worker] = handler }
-        var headers: [(name: String, value: String)] = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)"), ("Accept-Encoding", "identity")]
+        let asked = takingOver ? "bytes=\(range.lowerBound)-" : "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+        var headers: [(name: String, value: String)] = [("Range", asked), ("Accept-Encoding", "identity")]
         // A mirror's first part asks without a validator: its answer pins one.
         if let validator { headers.append(("If-Range", validator)) }
         let stop = launcher.start(headers, handler, url) { [self] failure in workerEnded(worker, failure) }

@@ -14,6 +14,7 @@ import Darwin
 /// - `ignore=1` — every request gets a `200` of the whole body (a server without ranges);
 /// - `weak=1` — the ETag is weak (`W/"v1"`);
 /// - `segment200=1` — a range that does not start at 0 gets a `200` of the whole body;
+/// - `partHeadDelayMs=D` — a range that does not start at 0 waits D ms for its head;
 /// - `changeAfter=K` — from the (K+1)th request on, the resource is version 2;
 /// - `changeEach=1` — every request finds a new version (request K gets version K);
 /// - `die=K&dieAfter=B` — the first K requests for a range that does not start at 0 send B
@@ -75,6 +76,8 @@ extension FaultServer {
                 status = 206
             }
         }
+        // `partHeadDelayMs=D`: a request for a range that does not start at 0 waits D ms for its head.
+        if start > 0, let delay = query["partHeadDelayMs"].flatMap(UInt32.init) { usleep(delay * 1000) }
         if status == 206, start > 0, query["segment200"] == "1" {
             start = 0
             end = size - 1

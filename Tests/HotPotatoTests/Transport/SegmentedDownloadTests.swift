@@ -89,6 +89,23 @@ import Testing
 
     /// A part of another version (its `If-Range` answered `200` with another `ETag`): the download
     /// starts over, and the file placed is all of the new version.
+    /// The same, when the first connection has finished its part before any other answers: one
+    /// connection fetches the whole file again and writes what is missing.
+    @Test(arguments: allEngines) func aServerFoundToIgnoreRangesLateIsReadOnceMore(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "late200-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&segment200=1&partHeadDelayMs=1500"))
+            .downloadToFile(at: destination, connections: 4).content
+        try expectPattern(destination)
+        let requests = FaultServer.rangeRequests(name)
+        let taking = requests.filter { ($0.range?.hasSuffix("-") ?? false) && $0.range != "bytes=0-" }
+        #expect(taking.count == 1 && taking.first?.status == 200, "one connection took over: \(requests)")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
     @Test(arguments: allEngines) func aResourceThatChangesMidwayStartsOverAndIsNeverMixed(engine: Session.Engine) async throws {
         let fault = try await TestServers.fault()
         let scratch = try ScratchDirectory()
