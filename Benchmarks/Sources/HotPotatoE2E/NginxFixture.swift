@@ -60,7 +60,13 @@ final class NginxFixture {
                 uwsgi_temp_path \(directory.path)/uwsgi;
                 scgi_temp_path \(directory.path)/scgi;
                 types { application/json json; application/octet-stream bin; }
-                server { listen 127.0.0.1:\(port); root \(root.path); }
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root.path);
+                    # The same files with each connection capped at 16 MiB/s, as many mirrors and
+                    # CDNs cap theirs (issue 30's "several connections per file").
+                    location /capped/ { alias \(root.path)/; limit_rate 16m; }
+                }
                 \(benchServerPort.map(Self.benchServerUpstream) ?? "")
                 \(tlsServer)
             }

@@ -37,10 +37,17 @@ struct Orchestrator {
     let log: (String) -> Void
 
     func run(_ scenario: Scenario) throws -> [CaseResult] {
+        var scenario = scenario
+        scenario.cases = scenario.cases.filter { spec in
+            guard case .tool(let executable, _) = spec.runner, findExecutable(executable) == nil else { return true }
+            log("  (\(spec.label) skipped: \(executable) is not installed)")
+            return false
+        }
+        let expected = scenario.verifiesFiles ? try sha256(of: nginx.root.appendingPathComponent(scenario.file).path) : nil
         var samples = Array(repeating: [Sample](), count: scenario.cases.count)
         for round in 1...plan.runs {
             for (index, spec) in scenario.cases.enumerated() {
-                let sample = try measure(spec, scenario: scenario)
+                let sample = try measure(spec, scenario: scenario, expectedSHA256: expected)
                 samples[index].append(sample)
                 log(String(format: "  [%d/%d] %@: %.1f MiB/s, %.0f req/s, %.2f s CPU, %.1f MiB peak", round, plan.runs,
                            spec.label, Double(sample.bytes) / sample.seconds / 1_048_576,
@@ -50,15 +57,31 @@ struct Orchestrator {
         return zip(scenario.cases, samples).map { CaseResult(spec: $0, samples: $1) }
     }
 
-    private func measure(_ spec: CaseSpec, scenario: Scenario) throws -> Sample {
-        let url = scenario.secure ? try nginx.httpsURL(scenario.file) : nginx.url(scenario.file)
+    private func measure(_ spec: CaseSpec, scenario: Scenario, expectedSHA256: String?) throws -> Sample {
+        let url = scenario.secure ? try nginx.httpsURL(scenario.file) : nginx.url(scenario.location + scenario.file)
         let destination = scratch.appendingPathComponent("download-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: destination) }
+        let sample = try measure(spec, scenario: scenario, url: url, destination: destination)
+        if let expectedSHA256 {
+            // After the clock: the file must be the served one, byte for byte.
+            let actual = try sha256(of: destination)
+            guard actual == expectedSHA256 else {
+                throw HarnessError("\(spec.label) wrote a file whose SHA-256 is \(actual), not \(expectedSHA256)")
+            }
+        }
+        return sample
+    }
+
+    private func measure(_ spec: CaseSpec, scenario: Scenario, url: String, destination: String) throws -> Sample {
+        // A child keeps the file it wrote when it is to be checked.
+        setenv("HOTPOTATO_E2E_KEEP", scenario.verifiesFiles ? "1" : "0", 1)
         switch spec.runner {
         case .harness(let name):
             // The file served, for cases that need its bytes (a checksum to verify against).
             setenv("HOTPOTATO_E2E_FIXTURE", nginx.root.appendingPathComponent(scenario.file).path, 1)
             return try child(selfPath, ["case", name, url, destination, String(scenario.count)])
+        case .tool(let executable, let arguments):
+            return try tool(executable, arguments, url: url, destination: destination)
         case .companion(let executable, let name):
             return try child(executable, [name, url, destination, String(scenario.count)])
         case .curlTool(let toFile):
@@ -71,6 +94,36 @@ struct Orchestrator {
             }
             return Sample(bytes: bytes, seconds: seconds, cpuSeconds: result.cpuSeconds, peakRSSKiB: result.maxRSSKiB, requests: 1)
         }
+    }
+
+    /// Runs another downloader: its time is the wall time of its process (a few milliseconds of
+    /// process start included, which curl's `time_total` and the harness's own cases leave out).
+    private func tool(_ name: String, _ arguments: [String], url: String, destination: String) throws -> Sample {
+        guard let executable = findExecutable(name) else { throw HarnessError("\(name) is not installed") }
+        let file = URL(fileURLWithPath: destination)
+        let filled = arguments.map { argument in
+            argument.replacingOccurrences(of: "{URL}", with: url).replacingOccurrences(of: "{FILE}", with: destination)
+                .replacingOccurrences(of: "{DIR}", with: file.deletingLastPathComponent().path)
+                .replacingOccurrences(of: "{NAME}", with: file.lastPathComponent)
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try spawnMeasured(executable, filled)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var status = stat()
+        guard result.status == 0, stat(destination, &status) == 0 else {
+            throw HarnessError("\(name) failed (\(result.status)): \(result.output)")
+        }
+        return Sample(bytes: Int64(status.st_size), seconds: seconds, cpuSeconds: result.cpuSeconds, peakRSSKiB: result.maxRSSKiB, requests: 1)
+    }
+
+    /// The SHA-256 of the file at `path`, by `sha256sum`.
+    private func sha256(of path: String) throws -> String {
+        guard let sha256sum = findExecutable("sha256sum") else { throw HarnessError("sha256sum is not installed") }
+        let result = try spawnAndWait(sha256sum, [path])
+        guard result.status == 0, let hex = result.output.split(separator: " ").first, hex.count == 64 else {
+            throw HarnessError("sha256sum \(path) failed: \(result.output)")
+        }
+        return String(hex)
     }
 
     private func child(_ executable: String, _ arguments: [String]) throws -> Sample {

@@ -10,6 +10,9 @@ struct CaseSpec {
         case companion(executable: String, name: String)
         /// The curl command-line tool, writing to a file or to /dev/null.
         case curlTool(toFile: Bool)
+        /// Another downloader's command line (aria2c, wget2), writing to the destination: `{URL}`,
+        /// `{FILE}`, `{DIR}` and `{NAME}` in `arguments` stand for the URL and where it goes.
+        case tool(executable: String, arguments: [String])
     }
 
     let label: String
@@ -26,10 +29,15 @@ struct Scenario {
     let file: String
     let count: Int
     let unit: Unit
-    let cases: [CaseSpec]
+    var cases: [CaseSpec]
     /// Whether the file is fetched over HTTPS (from nginx's HTTP/2 server, whose certificate
     /// authority the cases are told of in `HOTPOTATO_E2E_CA`).
     var secure = false
+    /// The location the file is fetched from: `capped/` for nginx's per-connection cap.
+    var location = ""
+    /// Whether every run's file is checked against the served file's SHA-256 (after the clock
+    /// stops): a run that wrote other bytes fails the harness.
+    var verifiesFiles = false
 }
 
 /// The scenarios of a run.
@@ -39,6 +47,8 @@ struct Plan {
     var jsonBytes: Int
     var parallelSize: Int
     var slowSize: Int
+    /// The file fetched from nginx with each connection capped at 16 MiB/s.
+    var cappedSize: Int
     var smallRequests: Int
     /// How many small HTTPS requests are made at once in each of the HTTP/2 scenarios.
     var concurrentRequests: [Int]
@@ -46,15 +56,15 @@ struct Plan {
 
     static func smoke(companions: [String: String]) -> Plan {
         Plan(runs: 1, sizes: [1 << 20, 8 << 20], jsonBytes: 2_000_000, parallelSize: 4 << 20, slowSize: 8 << 20,
-             smallRequests: 200, concurrentRequests: [16], companions: companions)
+             cappedSize: 32 << 20, smallRequests: 200, concurrentRequests: [16], companions: companions)
     }
 
     static func full(companions: [String: String]) -> Plan {
         Plan(runs: 5, sizes: [1 << 20, 100 << 20, 1 << 30], jsonBytes: 50_000_000, parallelSize: 64 << 20,
-             slowSize: 1 << 30, smallRequests: 2_000, concurrentRequests: [100, 1_000], companions: companions)
+             slowSize: 1 << 30, cappedSize: 256 << 20, smallRequests: 2_000, concurrentRequests: [100, 1_000], companions: companions)
     }
 
-    var fileSizes: [Int] { sizes + [parallelSize, slowSize] }
+    var fileSizes: [Int] { sizes + [parallelSize, slowSize, cappedSize] }
 
     private func hotPotato(_ job: String) -> [CaseSpec] {
         [("curl", "libcurl"), ("urlsession", "URLSession")].map { engine, name in
@@ -96,6 +106,7 @@ struct Plan {
                 hotPotato("discard") + [peer("URLSession data delegate, discarding", "delegate-discard")]
                     + companion("AsyncHTTPClient streaming body", "ahc-stream") + [curlNull]))
         }
+        scenarios.append(cappedScenario)
         scenarios.append(Scenario(title: "\(Self.describe(jsonBytes)) JSON document", file: "document.json", count: 1, unit: .throughput, cases:
             hotPotato("json") + [peer("URLSession data(from:) + JSONSerialization", "json")]))
         scenarios.append(Scenario(title: "\(Self.describe(slowSize)), slow consumer (100 µs per 16 KiB)", file: NginxFixture.fileName(slowSize),
@@ -124,6 +135,27 @@ struct Plan {
                 secure: true))
         }
         return scenarios
+    }
+
+    /// A file from nginx capping each connection at 16 MiB/s: one connection is the ceiling,
+    /// unless the file is fetched as parts over several (HotPotato's `connections:`, aria2's
+    /// `-x8 -s8`, wget2's threads). Every run's file is checked against the served file's SHA-256.
+    private var cappedScenario: Scenario {
+        let aria2 = CaseSpec(label: "aria2c -x8 -s8", runner: .tool(executable: "aria2c", arguments: [
+            "-x8", "-s8", "-k1M", "--file-allocation=none", "--allow-overwrite=true", "--auto-file-renaming=false",
+            "--console-log-level=error", "--summary-interval=0", "-d", "{DIR}", "-o", "{NAME}", "{URL}",
+        ]), isHotPotato: false)
+        let wget2 = CaseSpec(label: "wget2 --max-threads=8 --chunk-size=16M", runner: .tool(executable: "wget2", arguments: [
+            "-q", "--max-threads=8", "--chunk-size=16M", "-O", "{FILE}", "{URL}",
+        ]), isHotPotato: false)
+        return Scenario(
+            title: "\(Self.describe(cappedSize)) at 16 MiB/s per connection", file: NginxFixture.fileName(cappedSize), count: 1,
+            unit: .throughput, cases: [
+                CaseSpec(label: "HotPotato (libcurl) --connections 8", runner: .harness("hp-curl-segments8"), isHotPotato: true),
+                CaseSpec(label: "HotPotato (libcurl), one connection", runner: .harness("hp-curl-file"), isHotPotato: false),
+                aria2, wget2, curlFile,
+            ],
+            location: "capped/", verifiesFiles: true)
     }
 
     static func describe(_ bytes: Int) -> String {
