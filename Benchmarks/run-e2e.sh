@@ -5,6 +5,10 @@
 #   Benchmarks/run-e2e.sh                     the full run (1 MiB, 100 MiB, 1 GiB; 5 runs each)
 #   Benchmarks/run-e2e.sh --smoke --no-ahc    small sizes, one run each (CI)
 #   Benchmarks/run-e2e.sh --output e2e.md     also write the Markdown report to a file
+#   Benchmarks/run-e2e.sh --only "per connection" --no-ahc
+#                                             256 MiB from nginx capping each connection at
+#                                             16 MiB/s: HotPotato over 8 connections against
+#                                             aria2c -x8 -s8 and wget2 (when installed) and curl
 #   Benchmarks/run-e2e.sh --scale             the scale scenarios alone (many event streams,
 #                                             head-of-line, fan-out) against bench-server, which is
 #                                             built too (SwiftNIO; AsyncHTTPClient's rows unless
