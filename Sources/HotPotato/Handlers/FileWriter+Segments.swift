@@ -18,6 +18,7 @@ extension FileWriter {
         guard mayUseSegments, case .whole = requested, carry == nil,
               (request.httpMethod ?? "GET").uppercased() == "GET" else { return }
         request.setValue("bytes=0-", forHTTPHeaderField: "Range")
+        askedWholeAsRange = true
         if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }

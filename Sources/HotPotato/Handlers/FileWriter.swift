@@ -64,7 +64,8 @@ import FoundationNetworking
 /// call completes, and the file is placed, only once every byte is on disk; progress counts the
 /// whole file; each connection writes from a 256 KiB buffer, so memory stays bounded whatever the
 /// file's size, and a slow disk slows every connection. The ``Response`` is the first one's (a
-/// `206` whose `Content-Range` spans the file).
+/// `206` whose `Content-Range` spans the file); the gate takes it as the `200` it stands for, so a
+/// gate of `[200]` still accepts it.
 ///
 /// - A `200` to the first request (a server without ranges), a weak or missing `ETag`, or a
 ///   small file: one connection fetches it, as without `connections`.
@@ -249,6 +250,9 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     var segmentWriter: SegmentWriter?
     /// For a resumed partial file written over several connections: the ranges it holds.
     var resumedRanges: [Range<Int64>]?
+    /// The request asked for the whole file as `bytes=0-` (so that it may be split): its `206`
+    /// stands for the `200` the caller's gate was written for.
+    var askedWholeAsRange = false
 
     var output: Output?
     var descriptor: Int32 = -1
@@ -324,6 +328,13 @@ open class FileWriter: SelectiveDiscarder<URL>, RequestAdapting {
     /// ``HotPotatoError/Code/resumeMismatch``. Otherwise gates as ``SelectiveDiscarder`` does.
     open override func validate(_ head: ResponseHead) throws {
         if isNotModified(head) { return }
+        if askedWholeAsRange, head.status == 206, gate.accepts(status: 200) {
+            // The range was this writer's idea, not the caller's: gate it as the 200 it stands for.
+            var whole = head
+            whole.status = 200
+            try super.validate(whole)
+            return
+        }
         if case .rest(let offset, let info) = requested, head.status == 416, !gate.accepts(status: 416) {
             if Self.isCompletion(head, of: offset, info: info) { return }
             discardsPartial = true

@@ -59,6 +59,21 @@ import Testing
         #expect(counts == counts.sorted(), "progress went backwards")
     }
 
+    /// The caller's gate was written for the `200` of a download over one connection: the `206`
+    /// its `bytes=0-` brings stands for it.
+    @Test(arguments: allEngines) func aGateForTheWholeFileAcceptsTheFirstPart(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "gate-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name))
+            .accepting(statusCodes: [200])
+            .downloadToFile(at: destination, connections: 4).content
+        try expectPattern(destination)
+        #expect(FaultServer.rangeRequests(name).count > 1, "it was split: \(FaultServer.rangeRequests(name))")
+    }
+
     @Test(arguments: allEngines) func aServerWithoutRangesIsReadOverOneConnection(engine: Session.Engine) async throws {
         let fault = try await TestServers.fault()
         let scratch = try ScratchDirectory()
