@@ -14,7 +14,8 @@ import Darwin
 /// - `ignore=1` — every request gets a `200` of the whole body (a server without ranges);
 /// - `weak=1` — the ETag is weak (`W/"v1"`);
 /// - `segment200=1` — a range that does not start at 0 gets a `200` of the whole body;
-/// - `partHeadDelayMs=D` — a range that does not start at 0 waits D ms for its head;
+/// - `partsAfterFirstCloses=1` — a range that does not start at 0 gets its head only once the
+///   client has closed the connection of the request for the range from 0;
 /// - `changeAfter=K` — from the (K+1)th request on, the resource is version 2;
 /// - `changeEach=1` — every request finds a new version (request K gets version K);
 /// - `die=K&dieAfter=B` — the first K requests for a range that does not start at 0 send B
@@ -76,8 +77,12 @@ extension FaultServer {
                 status = 206
             }
         }
-        // `partHeadDelayMs=D`: a request for a range that does not start at 0 waits D ms for its head.
-        if start > 0, let delay = query["partHeadDelayMs"].flatMap(UInt32.init) { usleep(delay * 1000) }
+        // `partsAfterFirstCloses=1`: a request for a range that does not start at 0 waits (up to
+        // 30 s) until the client has closed the connection of the request that did.
+        if start > 0, query["partsAfterFirstCloses"] == "1" {
+            let deadline = Date().addingTimeInterval(30)
+            while !firstClosed.withLock({ $0.contains(name) }), Date() < deadline { usleep(10_000) }
+        }
         if status == 206, start > 0, query["segment200"] == "1" {
             start = 0
             end = size - 1
@@ -102,5 +107,12 @@ extension FaultServer {
             return
         }
         _ = sendPaced(connection, body, query: query)
+        if start == 0, query["partsAfterFirstCloses"] == "1" {
+            LoopbackConnection.sleepUntilClosed(connection, seconds: 30)
+            firstClosed.withLock { _ = $0.insert(name) }
+        }
     }
+
+    /// The names whose request for the range from 0 the client has closed.
+    static let firstClosed = Locked(Set<String>())
 }

@@ -112,7 +112,7 @@ import Testing
         defer { scratch.remove() }
         let name = "late200-\(UUID().uuidString)"
         let destination = scratch.file("file.bin")
-        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&segment200=1&partHeadDelayMs=1500"))
+        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&segment200=1&partsAfterFirstCloses=1"))
             .downloadToFile(at: destination, connections: 4).content
         try expectPattern(destination)
         let requests = FaultServer.rangeRequests(name)
