@@ -18,7 +18,12 @@ import Testing
     private func expectPattern(_ file: URL, size: Int = SegmentedDownloadTests.size, shift: Int = 0) throws {
         let data = try Data(contentsOf: file)
         #expect(data.count == size)
-        #expect(data == Data((0..<size).map { FaultServer.byte(at: $0 + shift) }), "the file is not the resource's bytes")
+        let expected = FaultServer.patternBytes(from: shift, count: size)
+        if data != expected {
+            let first = zip(data, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            let last = zip(data, expected).enumerated().reversed().first { $0.element.0 != $0.element.1 }?.offset
+            Issue.record("the file is not the resource's bytes: they differ from byte \(first.map(String.init) ?? "?") to \(last.map(String.init) ?? "?")")
+        }
     }
 
     @Test(.needsNginx, arguments: allEngines) func aFileArrivesWholeOverSeveralConnections(engine: Session.Engine) async throws {
