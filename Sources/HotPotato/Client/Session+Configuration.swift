@@ -77,6 +77,26 @@ extension Session {
         /// the URLSession engine uses the system's trust store (on Linux, FoundationNetworking
         /// offers no way to change it). Certificates are always verified. Default `nil`.
         public var certificateAuthorities: URL?
+        /// The certificate the session presents to servers that ask for one (mutual TLS); see
+        /// ``ClientCertificate``. The libcurl engine only. Default `nil`.
+        public var clientCertificate: ClientCertificate?
+        /// The public keys HTTPS servers must have, per host or for every host (pinning); see
+        /// ``PublicKeyPins``. The libcurl engine only. Default `nil`: no pinning.
+        public var publicKeyPins: PublicKeyPins?
+        /// A Unix domain socket every request of the session connects to instead of the URL's
+        /// host and port (curl's `--unix-socket`): for daemons that listen on one, such as
+        /// Docker's `/var/run/docker.sock`. The URL still gives the request's path and `Host`
+        /// header (`http://localhost/v1.43/info`); `https` runs TLS over the socket, checked
+        /// against the URL's host. The libcurl engine only. Default `nil`.
+        public var unixSocketPath: String?
+        /// Connections for some hosts and ports made to other addresses (curl's `--resolve`); see
+        /// ``AddressOverride``. The libcurl engine only. Default none.
+        public var addressOverrides: [AddressOverride] = []
+        /// The local network interface (`eth0`) or address (`192.0.2.7`) connections are made
+        /// from (curl's `--interface`); a value that names neither fails the call with
+        /// ``HotPotatoError/Code/connectionRefused``'s neighbour, ``HotPotatoError/Code/transportFailed``.
+        /// The libcurl engine only. Default `nil`: the system chooses.
+        public var localAddress: String?
         /// Which versions of HTTP requests may use: ``HTTPVersionPolicy/automatic`` by default
         /// (HTTP/2 over TLS where the server offers it, concurrent `https` requests to one
         /// origin multiplexed over one connection), or ``HTTPVersionPolicy/http1_1Only``. The

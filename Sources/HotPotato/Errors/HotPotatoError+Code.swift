@@ -15,7 +15,7 @@ extension HotPotatoError {
             case connectionRefused, hostNotFound, timedOut, connectionLost
             case tlsFailure, tooManyRedirects, transportFailed, engineUnavailable
             case authenticationFailed, bodyNotReplayable, bodyFileChanged
-            case checksumMismatch, checksumUnavailable
+            case checksumMismatch, checksumUnavailable, pinnedKeyMismatch
         }
 
         private let base: Base
@@ -150,8 +150,13 @@ extension HotPotatoError {
         public static let timedOut = Code(.timedOut)
         /// The connection was reset or closed before the response was complete.
         public static let connectionLost = Code(.connectionLost)
-        /// The TLS handshake failed (untrusted or invalid certificate, protocol error).
+        /// The TLS handshake failed (untrusted or invalid certificate, protocol error, a client
+        /// certificate that could not be used or that the server refused: the reason says which).
         public static let tlsFailure = Code(.tlsFailure)
+        /// The server's public key matches none of the pins for its host
+        /// (``Session/Configuration/publicKeyPins``): the connection was closed in the handshake,
+        /// before any byte of the request was sent. The reason names the host.
+        public static let pinnedKeyMismatch = Code(.pinnedKeyMismatch)
         /// The redirect limit (``Session/Configuration/maximumRedirects``) was exceeded. Sets
         /// `limit` (the maximum) and `head` (the redirect that was one too many).
         public static let tooManyRedirects = Code(.tooManyRedirects)

@@ -30,7 +30,16 @@ final class NginxServer: Sendable {
         let wrongNamePort: UInt16
         /// The test CA's certificate (PEM), which signed both.
         let certificateAuthority: URL
+        /// HTTPS like ``http1Port`` that asks for a client certificate of the test CA's
+        /// (`ssl_verify_client on`): `/whoami` answers `client=` and the certificate's subject.
+        /// Without one, or with another CA's, nginx completes the handshake and answers `400`.
+        let mutualPort: UInt16
+        /// The certificates, keys and pin the TLS tests use.
+        let certificates: TestCertificates
     }
+
+    /// nginx's plain-HTTP server on a Unix domain socket (the same files and `/echo/address`).
+    let unixSocket: String
 
     /// The size of `big.bin`: 256 MiB.
     static let bigFileSize = 256 * 1024 * 1024
@@ -62,9 +71,10 @@ final class NginxServer: Sendable {
             .write(to: root.appendingPathComponent("events.sse"))
         let port = try freeLoopbackPort()
         let tls = try? TestCertificates.make(in: directory.appendingPathComponent("tls"))
-        let tlsPorts = tls == nil ? nil : (try freeLoopbackPort(), try freeLoopbackPort(), try freeLoopbackPort())
+        let tlsPorts = tls == nil ? nil : (try freeLoopbackPort(), try freeLoopbackPort(), try freeLoopbackPort(), try freeLoopbackPort())
+        let unixSocket = directory.appendingPathComponent("nginx.sock").path
         var tlsServers = ""
-        if let tls, let (good, http1, wrong) = tlsPorts {
+        if let tls, let (good, http1, wrong, mutual) = tlsPorts {
             tlsServers = """
                 server {
                     listen 127.0.0.1:\(good) ssl http2;
@@ -98,6 +108,15 @@ final class NginxServer: Sendable {
                     location = /connection { default_type text/plain; return 200 "$connection $connection_requests"; }
                 }
                 server {
+                    listen 127.0.0.1:\(mutual) ssl;
+                    ssl_certificate \(tls.serverCertificate.path);
+                    ssl_certificate_key \(tls.serverKey.path);
+                    ssl_verify_client on;
+                    ssl_client_certificate \(tls.certificateAuthority.path);
+                    root \(root.path);
+                    location = /whoami { default_type text/plain; return 200 "client=$ssl_client_s_dn\\n"; }
+                }
+                server {
                     listen 127.0.0.1:\(wrong) ssl;
                     ssl_certificate \(tls.wrongNameCertificate.path);
                     ssl_certificate_key \(tls.serverKey.path);
@@ -124,7 +143,9 @@ final class NginxServer: Sendable {
                 types { application/json json; application/octet-stream bin; text/plain txt; text/event-stream sse; }
                 server {
                     listen 127.0.0.1:\(port);
+                    listen unix:\(unixSocket);
                     root \(root.path);
+                    location = /echo/address { default_type text/plain; return 200 "$remote_addr\\n"; }
                     location /connections { return 200 "$connection_requests\\n"; }
                     location /echo/credentials {
                         default_type text/plain;
@@ -162,17 +183,19 @@ final class NginxServer: Sendable {
             throw ServerError.didNotStart("nginx", process.logTail())
         }
         var tlsInfo: TLS?
-        if let tls, let (good, http1, wrong) = tlsPorts, waitForPort(good, timeout: 5) {
-            tlsInfo = TLS(port: good, http1Port: http1, wrongNamePort: wrong, certificateAuthority: tls.certificateAuthority)
+        if let tls, let (good, http1, wrong, mutual) = tlsPorts, waitForPort(good, timeout: 5) {
+            tlsInfo = TLS(port: good, http1Port: http1, wrongNamePort: wrong, certificateAuthority: tls.certificateAuthority,
+                          mutualPort: mutual, certificates: tls)
         }
-        return NginxServer(port: port, root: root, process: process, tls: tlsInfo)
+        return NginxServer(port: port, root: root, process: process, tls: tlsInfo, unixSocket: unixSocket)
     }
 
-    private init(port: UInt16, root: URL, process: ManagedProcess, tls: TLS?) {
+    private init(port: UInt16, root: URL, process: ManagedProcess, tls: TLS?, unixSocket: String) {
         self.port = port
         self.root = root
         self.process = process
         self.tls = tls
+        self.unixSocket = unixSocket
     }
 
     /// Writes `size` bytes made of 1 MiB blocks, each starting with its own index, so that a

@@ -20,6 +20,7 @@ enum TestServers {
     private static let reuseServer = StartOnce { try ReuseServer() }
     private static let http2FaultServer = StartOnce { try HTTP2FaultServer.start() }
     private static let bodyHoldingServer = StartOnce { try BodyHoldingServer() }
+    private static let tlsVerifyingServer = StartOnce { try TLSVerifyingServer.start() }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
     /// nginx's HTTPS side; the test fails, saying why, where openssl could not make the test CA.
@@ -34,6 +35,8 @@ enum TestServers {
     static func reuse() async throws -> ReuseServer { try await reuseServer.value() }
     static func http2Fault() async throws -> HTTP2FaultServer { try await http2FaultServer.value() }
     static func bodyHolding() async throws -> BodyHoldingServer { try await bodyHoldingServer.value() }
+    /// `openssl s_server` requiring a client certificate in the handshake.
+    static func tlsVerifying() async throws -> TLSVerifyingServer { try await tlsVerifyingServer.value() }
 }
 
 /// Runs a blocking start-up once, off the cooperative thread pool, and hands the result to every

@@ -28,6 +28,9 @@ enum CurlErrorMapping {
         case Int32(HP_CURLE_OPERATION_TIMEDOUT):
             return error(.timedOut, "The request timed out")
         case Int32(HP_CURLE_RECV_ERROR), Int32(HP_CURLE_SEND_ERROR), Int32(HP_CURLE_GOT_NOTHING):
+            // With TLS 1.3 a server refuses the client's certificate after the client thinks the
+            // handshake is done: the alert arrives with the first read.
+            if let refusal = clientCertificateRefusal(message) { return error(.tlsFailure, refusal) }
             // The driver adds how much of the declared length arrived.
             return error(.connectionLost, "The connection was lost")
         case Int32(HP_CURLE_HTTP2_STREAM):
@@ -42,11 +45,19 @@ enum CurlErrorMapping {
             // connection is retried only as the retry policy allows (idempotent methods, by
             // default), so sending such a request again is safe either way.
             return error(.connectionLost, "The HTTP/2 connection ended under the request")
+        case Int32(HP_CURLE_SSL_PINNEDPUBKEYNOTMATCH):
+            return error(.pinnedKeyMismatch, "The server's public key matches none of the pins for its host")
+        case Int32(HP_CURLE_SSL_CERTPROBLEM):
+            // The session's own certificate or key: a file that cannot be read, a key that is not
+            // the certificate's, a wrong password.
+            return error(.tlsFailure, "The client certificate or its key could not be used")
         case Int32(HP_CURLE_SSL_CONNECT_ERROR), Int32(HP_CURLE_PEER_FAILED_VERIFICATION),
-             Int32(HP_CURLE_SSL_CERTPROBLEM), Int32(HP_CURLE_SSL_CIPHER), Int32(HP_CURLE_SSL_CACERT_BADFILE),
-             Int32(HP_CURLE_SSL_ISSUER_ERROR), Int32(HP_CURLE_SSL_PINNEDPUBKEYNOTMATCH),
-             Int32(HP_CURLE_SSL_INVALIDCERTSTATUS), Int32(HP_CURLE_SSL_ENGINE_NOTFOUND):
+             Int32(HP_CURLE_SSL_CIPHER), Int32(HP_CURLE_SSL_CACERT_BADFILE),
+             Int32(HP_CURLE_SSL_ISSUER_ERROR), Int32(HP_CURLE_SSL_INVALIDCERTSTATUS), Int32(HP_CURLE_SSL_ENGINE_NOTFOUND):
+            if let refusal = clientCertificateRefusal(message) { return error(.tlsFailure, refusal) }
             return error(.tlsFailure, "The TLS handshake failed")
+        case Int32(HP_CURLE_INTERFACE_FAILED):
+            return error(.transportFailed, "The local interface or address (Session.Configuration.localAddress) cannot be used")
         case Int32(HP_CURLE_UNSUPPORTED_PROTOCOL), Int32(HP_CURLE_URL_MALFORMAT):
             return error(.invalidRequest, "The URL cannot be requested")
         case Int32(HP_CURLE_WEIRD_SERVER_REPLY):
@@ -56,5 +67,19 @@ enum CurlErrorMapping {
         default:
             return error(.transportFailed, "The transfer failed")
         }
+    }
+
+    /// What a TLS alert in libcurl's `message` says about the client's certificate, when it is
+    /// one a server sends for it (RFC 8446 §6.2): it required one that was not sent, or did not
+    /// accept the one that was.
+    static func clientCertificateRefusal(_ message: String) -> String? {
+        let message = message.lowercased()
+        if message.contains("alert certificate required") {
+            return "The server requires a client certificate (Session.Configuration.clientCertificate) and none was sent"
+        }
+        let refusals = ["alert unknown ca", "alert bad certificate", "alert certificate unknown", "alert certificate revoked",
+                        "alert certificate expired", "alert unsupported certificate", "alert access denied"]
+        guard refusals.contains(where: message.contains) else { return nil }
+        return "The server refused the client certificate"
     }
 }

@@ -73,6 +73,8 @@ extension CurlTransfer {
             string(Int32(HP_CURLOPT_CAINFO), authorities.path)
         }
 
+        connectToList = try configureTransportControls(handle, for: requestURL)
+
         let proxy = try configuration.proxy.selectedProxy(for: requestURL)
         // libcurl copies each string option: the empty proxy that keeps it from the environment
         // is set only when the environment names one (a malloc or two a request otherwise).

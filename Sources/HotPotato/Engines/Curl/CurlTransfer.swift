@@ -49,6 +49,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutableRawPointer?
     /// The header list for the proxy alone (`CURLOPT_PROXYHEADER`), freed when the perform ends.
     var proxyHeaderList: UnsafeMutableRawPointer?
+    /// The address overrides (`CURLOPT_CONNECT_TO`), freed when the perform ends.
+    var connectToList: UnsafeMutableRawPointer?
     /// The header fields of the response being received, in order; room for a typical head is
     /// made once per transfer.
     var responseFields: [HTTPHeaders.Field] = []
@@ -214,6 +216,8 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = nil
         if let proxyHeaderList { hp_curl_slist_free_all(proxyHeaderList) }
         proxyHeaderList = nil
+        if let connectToList { hp_curl_slist_free_all(connectToList) }
+        connectToList = nil
         handle = nil
     }
 

@@ -127,6 +127,15 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
                     + "Session.Configuration.receiveRateLimit): use the libcurl engine."))
             return {}
         }
+        let unhonoured = configuration.controlsOnlyCurlHonours(for: request.url)
+        if !unhonoured.isEmpty {
+            sink.fail(HotPotatoError(
+                .engineUnavailable,
+                reason: "URLSession cannot apply Session.Configuration's \(unhonoured.joined(separator: ", ")) "
+                    + "(client certificates, public-key pins, Unix sockets, address overrides and local addresses are "
+                    + "the libcurl engine's): use the libcurl engine."))
+            return {}
+        }
         do throws(HotPotatoError) {
             try proxyRule.check(request.url)
             _ = try proxyRule.routingProxyHeaders(request)
