@@ -217,7 +217,9 @@ enum CommandLineParser {
                 default: throw UsageError("--engine is one of auto, curl, urlsession")
                 }
             default:
-                throw UsageError("unknown option \(name)")
+                guard try options.transport.parse(name, value: { () throws(UsageError) -> String in try value(name, inline) }) else {
+                    throw UsageError("unknown option \(name)")
+                }
             }
         }
 
@@ -269,6 +271,7 @@ enum CommandLineParser {
         if options.certificateAuthorities != nil, options.engine == .urlSession {
             throw UsageError("--cacert needs the curl engine: URLSession trusts the system's certificate authorities only")
         }
+        try options.transport.check(engine: options.engine)
         return options
     }
 

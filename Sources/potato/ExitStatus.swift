@@ -27,6 +27,7 @@ enum ExitStatus: Int32, CaseIterable {
     case malformedResponse = 20
     case unreadableUpload = 21
     case checksumMismatch = 22
+    case pinnedKeyMismatch = 23
     case interrupted = 130
     case terminated = 143
 
@@ -56,6 +57,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .malformedResponse: "the server's response breaks HTTP (a bad Content-Length, an unasked-for 206 …)"
         case .unreadableUpload: "a file to send (-T, -F, -d @FILE, --data-file) cannot be read, or shrank while it was sent"
         case .checksumMismatch: "--checksum: the file's digest is another (nothing was placed; both digests are printed)"
+        case .pinnedKeyMismatch: "--pinnedpubkey: the server's public key matches no pin (nothing was sent)"
         case .interrupted: "interrupted (Ctrl-C)"
         case .terminated: "terminated (SIGTERM)"
         }
@@ -72,6 +74,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .hostNotFound: return (.hostNotFound, "host not found")
         case .timedOut: return (.timedOut, "timed out")
         case .tlsFailure: return (.tlsFailure, "TLS failure")
+        case .pinnedKeyMismatch: return (.pinnedKeyMismatch, "public key not pinned")
         case .connectionLost: return (.connectionLost, "connection lost")
         case .unacceptableStatus: return (.unacceptableStatus, "unacceptable status")
         case .unacceptableContentType, .missingContentType, .malformedContentType:

@@ -126,6 +126,7 @@ struct GetCommand {
         if let authorities = options.certificateAuthorities {
             configuration.certificateAuthorities = URL(fileURLWithPath: authorities)
         }
+        options.transport.apply(to: &configuration)
         configuration.retryPolicy = retryPolicy
         configuration.cookieStore = .jar(cookies)
         if options.verbose {

@@ -102,6 +102,8 @@ struct GetOptions {
     /// `--cacert FILE`: a PEM file of certificate authorities to trust instead of the system's
     /// (`Session.Configuration.certificateAuthorities`, which only the curl engine honours).
     var certificateAuthorities: String?
+    /// `--cert`, `--key`, `--pinnedpubkey`, `--unix-socket`, `--resolve`, `--interface`.
+    var transport = TransportOptions()
     /// `--proxy-header 'Name: value'`: header fields sent to the proxy only.
     var proxyHeaders: [(name: String, value: String)] = []
 

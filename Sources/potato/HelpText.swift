@@ -93,6 +93,22 @@ enum HelpText {
                                    of the system's (curl engine only: URLSession trusts the
                                    system's alone)
 
+        Transport controls (curl engine only; with --engine urlsession each is a usage error):
+          -E, --cert FILE[:PASSWORD]
+                                   present the client certificate in FILE (mutual TLS); its
+                                   key in FILE too, or in --key; ':' in FILE written '\\:'
+              --key FILE           the client certificate's private key (PEM)
+              --cert-type TYPE     PEM (default) or P12 (PKCS#12: certificate and key in one)
+              --pinnedpubkey PINS  accept only servers whose public key is one of PINS,
+                                   sha256//BASE64 separated by ';'; any other fails the
+                                   handshake before anything is sent (exit 23)
+              --unix-socket PATH   connect to the Unix socket PATH instead of the URL's host
+                                   (the URL still gives the path and the Host header)
+              --resolve HOST:PORT:ADDRESS
+                                   connect to ADDRESS for HOST:PORT (repeatable); TLS is still
+                                   checked against HOST
+              --interface NAME     make connections from this interface or local address
+
         Retrying (transient failures only: connection refused, lost or cut short, a timeout, an
         unknown host, 408, 429, 500, 502, 503, 504; and only GET, HEAD, PUT, DELETE, OPTIONS):
               --retry N            retry up to N times (default 5 with -o, where the download

@@ -1,0 +1,126 @@
+import Foundation
+import HotPotato
+
+/// `get`'s transport controls, curl's names: `--cert`, `--key`, `--cert-type`, `--pinnedpubkey`,
+/// `--unix-socket`, `--resolve`, `--interface`. The libcurl engine's alone: with
+/// `--engine urlsession` each is a usage error.
+struct TransportOptions {
+    /// `--cert FILE[:PASSWORD]`: the client certificate (a `:` in the file's name written `\:`).
+    var certificate: String?
+    var certificatePassword: String?
+    /// `--key FILE`: the client certificate's key, when it is not in the certificate's file.
+    var key: String?
+    /// `--cert-type PEM|P12`: how `--cert`'s file is encoded (PEM by default).
+    var certificateFormat: ClientCertificate.Format = .pem
+    /// `--pinnedpubkey sha256//BASE64[;sha256//BASE64…]`: pins for every host.
+    var pins: [String] = []
+    /// `--unix-socket PATH`.
+    var unixSocket: String?
+    /// `--resolve HOST:PORT:ADDRESS`, repeatable.
+    var overrides: [AddressOverride] = []
+    /// `--interface NAME|ADDRESS`.
+    var localAddress: String?
+
+    /// The options given, by name, for the usage error of `--engine urlsession`.
+    var given: [String] {
+        var names: [String] = []
+        if certificate != nil { names.append("--cert") }
+        if key != nil { names.append("--key") }
+        if !pins.isEmpty { names.append("--pinnedpubkey") }
+        if unixSocket != nil { names.append("--unix-socket") }
+        if !overrides.isEmpty { names.append("--resolve") }
+        if localAddress != nil { names.append("--interface") }
+        return names
+    }
+
+    /// Parses option `name` when it is one of these; `false` when it is not.
+    mutating func parse(_ name: String, value: () throws(UsageError) -> String) throws(UsageError) -> Bool {
+        switch name {
+        case "-E", "--cert":
+            let (file, password) = Self.splitPassword(try value())
+            guard FileManager.default.isReadableFile(atPath: file) else { throw UsageError("--cert \"\(file)\" is not a readable file") }
+            certificate = file
+            certificatePassword = password
+        case "--key":
+            let file = try value()
+            guard FileManager.default.isReadableFile(atPath: file) else { throw UsageError("--key \"\(file)\" is not a readable file") }
+            key = file
+        case "--cert-type":
+            switch try value().uppercased() {
+            case "PEM": certificateFormat = .pem
+            case "P12": certificateFormat = .pkcs12
+            default: throw UsageError("--cert-type is PEM or P12")
+            }
+        case "--pinnedpubkey":
+            let text = try value()
+            let pins = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            do {
+                _ = try PublicKeyPins(forEveryHost: pins)
+            } catch {
+                throw UsageError("--pinnedpubkey takes sha256//BASE64 pins separated by ';': \(error.reason)")
+            }
+            self.pins += pins
+        case "--unix-socket": unixSocket = try value()
+        case "--resolve":
+            let text = try value()
+            guard let override = AddressOverride(parsing: text) else {
+                throw UsageError("--resolve \"\(text)\" is not HOST:PORT:ADDRESS")
+            }
+            overrides.append(override)
+        case "--interface": localAddress = try value()
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Checks what needs something else, once every option is read.
+    func check(engine: Session.Engine) throws(UsageError) {
+        if certificate == nil, key != nil { throw UsageError("--key needs --cert") }
+        if certificateFormat == .pkcs12, key != nil { throw UsageError("--key goes with PEM: a P12 file holds its key") }
+        if engine == .urlSession, let first = given.first {
+            throw UsageError("\(first) needs the curl engine: URLSession cannot \(Self.what(first))")
+        }
+    }
+
+    /// Sets these on `configuration`.
+    func apply(to configuration: inout Session.Configuration) {
+        if let certificate {
+            configuration.clientCertificate = ClientCertificate(
+                certificate: URL(fileURLWithPath: certificate), key: key.map { URL(fileURLWithPath: $0) },
+                password: certificatePassword, format: certificateFormat)
+        }
+        if !pins.isEmpty { configuration.publicKeyPins = try? PublicKeyPins(forEveryHost: pins) }
+        configuration.unixSocketPath = unixSocket
+        configuration.addressOverrides = overrides
+        configuration.localAddress = localAddress
+    }
+
+    /// `FILE[:PASSWORD]`, curl's way: the first `:` not escaped as `\:` starts the password.
+    static func splitPassword(_ text: String) -> (file: String, password: String?) {
+        var file = ""
+        var characters = text[...]
+        while let character = characters.first {
+            characters = characters.dropFirst()
+            if character == "\\", characters.first == ":" {
+                file.append(":")
+                characters = characters.dropFirst()
+            } else if character == ":" {
+                return (file, String(characters))
+            } else {
+                file.append(character)
+            }
+        }
+        return (file, nil)
+    }
+
+    private static func what(_ option: String) -> String {
+        switch option {
+        case "--cert", "--key": "present a client certificate"
+        case "--pinnedpubkey": "pin a public key"
+        case "--unix-socket": "connect to a Unix socket"
+        case "--resolve": "override an address"
+        default: "choose the local address"
+        }
+    }
+}
