@@ -203,6 +203,7 @@ enum CommandLineParser {
                 _ = try GetOptions.proxyURL(text)
                 options.proxy = text
             case "--noproxy": options.noProxy = try value(name, inline)
+            case "-w", "--write-out": options.writeOut = try WriteOut(parsing: try value(name, inline))
             case "--cacert":
                 let path = try value(name, inline)
                 guard FileManager.default.isReadableFile(atPath: path) else {
@@ -272,6 +273,8 @@ enum CommandLineParser {
             throw UsageError("--cacert needs the curl engine: URLSession trusts the system's certificate authorities only")
         }
         try options.transport.check(engine: options.engine)
+        if options.writeOut != nil, case .batch = options.output { throw UsageError("-w takes one URL") }
+        if options.writeOut != nil, case .events = options.output { throw UsageError("-w and --events: a stream has no end to report") }
         return options
     }
 

@@ -198,6 +198,10 @@ struct GetCommand {
         }
         display.finish()
         switch outcome {
+        case .success(let response): printWriteOut(head: response.head, timings: response.timings)
+        case .failure(let error): printWriteOut(head: error.head, timings: nil)
+        }
+        switch outcome {
         case .success(let response):
             if response.status == 304 {
                 if !options.quiet { Console.error("potato: \(destination.path) is up to date (HTTP 304): nothing was downloaded\n") }
@@ -232,15 +236,23 @@ struct GetCommand {
             let response = try await call.response()
             display.finish()
             output(response.content)
+            printWriteOut(head: response.head, timings: response.timings)
             return .success
         } catch {
             display.finish()
+            printWriteOut(head: error.head, timings: nil)
             if let signal = interruption.signal {
                 Console.error("potato: interrupted\n")
                 return signal == SIGTERM ? .terminated : .interrupted
             }
             return report(error)
         }
+    }
+
+    /// `-w`'s text, if it was given: after the body (as curl), after a failure too.
+    private func printWriteOut(head: ResponseHead?, timings: TransferTimings?) {
+        guard let writeOut = options.writeOut else { return }
+        Console.output(writeOut.render(head: head, timings: timings, requested: options.url))
     }
 
     /// The size of the regular file at `path`, if there is one.

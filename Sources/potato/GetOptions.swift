@@ -104,6 +104,8 @@ struct GetOptions {
     var certificateAuthorities: String?
     /// `--cert`, `--key`, `--pinnedpubkey`, `--unix-socket`, `--resolve`, `--interface`.
     var transport = TransportOptions()
+    /// `-w`/`--write-out FORMAT`: printed on standard output once the transfer is over.
+    var writeOut: WriteOut?
     /// `--proxy-header 'Name: value'`: header fields sent to the proxy only.
     var proxyHeaders: [(name: String, value: String)] = []
 

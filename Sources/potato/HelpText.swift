@@ -109,6 +109,15 @@ enum HelpText {
                                    checked against HOST
               --interface NAME     make connections from this interface or local address
 
+        Where the time went:
+          -w, --write-out FORMAT   print FORMAT on standard output once the transfer is over
+                                   (after a failure too), as curl's: %{http_code}
+                                   %{http_version} %{url_effective} %{num_connects}
+                                   %{remote_ip} %{remote_port} %{local_ip} %{local_port}
+                                   %{size_download} %{speed_download} %{time_namelookup}
+                                   %{time_connect} %{time_appconnect} %{time_starttransfer}
+                                   %{time_total} (seconds; curl engine); \\n \\t escapes, %% a %
+
         Retrying (transient failures only: connection refused, lost or cut short, a timeout, an
         unknown host, 408, 429, 500, 502, 503, 504; and only GET, HEAD, PUT, DELETE, OPTIONS):
               --retry N            retry up to N times (default 5 with -o, where the download

@@ -69,6 +69,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         /// A download over several connections whose first connection this transfer was: its
         /// outcome waits for the others (see ``SegmentedDownload``), and a cancel goes to it.
         var segments: SegmentedDownload?
+        /// The engine's measurements of the request that answered (see ``record(phases:connection:)``).
+        var phases: TransferPhases?
+        var connection: ConnectionFacts?
     }
 
     private typealias Aftermath = TransferAftermath
@@ -150,6 +153,13 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     var isFinished: Bool {
         flags.withLock { $0.finished }
+    }
+
+    func record(phases: TransferPhases?, connection: ConnectionFacts?) {
+        flags.withLock {
+            $0.phases = phases
+            $0.connection = connection
+        }
     }
 
     func receive(head: ResponseHead) -> Bool {
@@ -308,7 +318,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         switch result {
         case .success(let content):
             let head = driver.head ?? ResponseHead(status: 0)
-            let timings = TransferTimings(start: start, head: headTime, total: elapsed)
+            let measured = flags.withLock { ($0.phases, $0.connection) }
+            let timings = TransferTimings(start: start, head: headTime, total: elapsed, phases: measured.0, connection: measured.1)
             outcome = .success(Response(head: head, content: content, timings: timings))
         case .failure(let error):
             outcome = .failure(error)

@@ -18,6 +18,9 @@ protocol TransferSink: AnyObject, Sendable {
     func end()
     /// The transfer failed.
     func fail(_ error: HotPotatoError)
+    /// What the engine measured of the request that answered (the last of a redirect chain),
+    /// before it reports the end: kept for the response's ``TransferTimings``.
+    func record(phases: TransferPhases?, connection: ConnectionFacts?)
     /// The body ended before its end (`cause` is the engine's account of it); with
     /// `onlyIfShort`, the engine cannot tell, and it did only if fewer bytes than declared
     /// arrived. The driver decides the outcome (see ``ResponseDriver/bodyEndedEarly(_:onlyIfShort:)``).
@@ -50,6 +53,9 @@ protocol TransferSink: AnyObject, Sendable {
 extension TransferSink {
     /// Ignores the request body's progress: for sinks that do not report it.
     func sent(_ progress: UploadProgress, isComplete: Bool) {}
+
+    /// Ignores the measurements: for sinks that do not report them.
+    func record(phases: TransferPhases?, connection: ConnectionFacts?) {}
 
     /// Ignores the hold: for sinks whose handlers never hold.
     func allowHoldingDeliveries(_ hold: any DeliveryHold) {}

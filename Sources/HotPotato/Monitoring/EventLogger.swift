@@ -103,11 +103,35 @@ public struct EventLogger: EventMonitor {
             if let error = summary.error {
                 return ["\(prefix) failed: \(Self.summary(of: error)) in \(duration)\(attempts)"]
             }
-            return ["\(prefix) done: \(summary.status.map(String.init) ?? "-") in \(duration)\(attempts)"]
+            var lines = ["\(prefix) done: \(summary.status.map(String.init) ?? "-") in \(duration)\(attempts)"]
+            if let timings = summary.timings, let line = Self.measurements(timings) { lines.append("\(prefix) \(line)") }
+            return lines
         }
     }
 
     /// The code, a rejected status and the server's message, never the reason's whole text.
+    /// The phases and the connection, when the engine measured them: `times: dns 0.4 ms,
+    /// connect 0.9 ms, tls 12.1 ms, first byte 15.0 ms, total 20.3 ms; connection 127.0.0.1:443
+    /// (new)`.
+    static func measurements(_ timings: TransferTimings) -> String? {
+        var parts: [String] = []
+        if let phases = timings.phases {
+            let named: [(String, TimeInterval?)] = [("dns", phases.nameLookup), ("connect", phases.connect), ("tls", phases.tlsHandshake),
+                                                    ("first byte", phases.firstByte), ("total", phases.total)]
+            let times = named.compactMap { name, value in value.map { "\(name) \(String(format: "%.1f ms", $0 * 1000))" } }
+            if !times.isEmpty { parts.append("times: " + times.joined(separator: ", ")) }
+        }
+        if let connection = timings.connection {
+            var text = "connection"
+            if let address = connection.remoteAddress {
+                text += " " + (address.contains(":") ? "[\(address)]" : address) + (connection.remotePort.map { ":\($0)" } ?? "")
+            }
+            if let reused = connection.isReused { text += reused ? " (reused)" : " (new)" }
+            parts.append(text)
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
     static func summary(of error: HotPotatoError) -> String {
         var parts = ["\(error.code)"]
         if error.code.isRejection, let status = error.status { parts.append("status \(status)") }

@@ -74,6 +74,8 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var startTime: UInt64 = 0
     /// How many redirects this transfer has followed.
     var redirectsFollowed = 0
+    /// How many connections its requests have made so far (`CURLINFO_NUM_CONNECTS`, summed).
+    var connectionsMade = 0
     /// The request to send next, once the current response's head has turned out to be a
     /// redirect the policy follows; its body is then dropped.
     var pendingRedirect: (request: URLRequest, keepsBody: Bool)?
@@ -168,8 +170,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// followed, and the handle has been reset and configured for it by ``begin(on:)``.
     func conclude(_ result: Int32) -> Ending? {
         guard let handle else { return .settled }
+        connectionsMade += Self.connectionsMade(by: handle)
         guard let next = pendingRedirect, shouldFollow(after: result) else {
             if result == HP_CURLE_OK { reportLastUpload(handle) }
+            reportMeasurements(handle)
             let ending = ending(for: result)
             end()
             return ending

@@ -1,0 +1,43 @@
+import CCurl
+import Foundation
+
+extension CurlTransfer {
+    /// How many new connections the request just performed on `handle` made.
+    static func connectionsMade(by handle: UnsafeMutableRawPointer) -> Int {
+        var count = 0
+        return hp_curl_getinfo_long(handle, Int32(HP_CURLINFO_NUM_CONNECTS), &count) == 0 ? count : 0
+    }
+
+    /// Hands the sink the phases and the connection of the request just performed (the last of
+    /// the chain), before the transfer's end is reported.
+    func reportMeasurements(_ handle: UnsafeMutableRawPointer) {
+        func seconds(_ info: Int32) -> TimeInterval? {
+            var microseconds: Int64 = 0
+            guard hp_curl_getinfo_off(handle, info, &microseconds) == 0 else { return nil }
+            return Double(microseconds) / 1_000_000
+        }
+        func text(_ info: Int32) -> String? {
+            var pointer: UnsafePointer<CChar>?
+            guard hp_curl_getinfo_string(handle, info, &pointer) == 0, let pointer else { return nil }
+            let value = String(cString: pointer)
+            return value.isEmpty ? nil : value
+        }
+        func number(_ info: Int32) -> Int? {
+            var value = 0
+            return hp_curl_getinfo_long(handle, info, &value) == 0 && value > 0 ? value : nil
+        }
+        var phases = TransferPhases(
+            nameLookup: seconds(Int32(HP_CURLINFO_NAMELOOKUP_TIME_T)), connect: seconds(Int32(HP_CURLINFO_CONNECT_TIME_T)),
+            tlsHandshake: nil, firstByte: seconds(Int32(HP_CURLINFO_STARTTRANSFER_TIME_T)),
+            total: seconds(Int32(HP_CURLINFO_TOTAL_TIME_T)))
+        // 0 when no TLS handshake was made (plain `http`), and on a reused connection.
+        if let handshake = seconds(Int32(HP_CURLINFO_APPCONNECT_TIME_T)), handshake > 0 { phases.tlsHandshake = handshake }
+        var received: Int64 = 0
+        let connection = ConnectionFacts(
+            remoteAddress: text(Int32(HP_CURLINFO_PRIMARY_IP)), remotePort: number(Int32(HP_CURLINFO_PRIMARY_PORT)),
+            localAddress: text(Int32(HP_CURLINFO_LOCAL_IP)), localPort: number(Int32(HP_CURLINFO_LOCAL_PORT)),
+            connectionsMade: connectionsMade,
+            bodyBytesReceived: hp_curl_getinfo_off(handle, Int32(HP_CURLINFO_SIZE_DOWNLOAD_T), &received) == 0 ? received : nil)
+        sink.record(phases: phases, connection: connection)
+    }
+}

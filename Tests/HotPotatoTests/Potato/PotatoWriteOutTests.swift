@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+
+/// `potato get -w FORMAT`: curl's `--write-out` variables, after the body or the failure.
+@Suite(.needsNginx, .enabled(if: Session.Engine.curl.isAvailable))
+struct PotatoWriteOutTests {
+    @Test func aDownloadsVariablesAreWrittenAsCurlWritesThem() async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = nginx.url("medium.bin").absoluteString
+        let outcome = try await PotatoProcess.run([
+            "get", url, "-o", scratch.file("medium.bin").path, "-q",
+            "-w", "%{http_code} %{http_version} %{num_connects} %{size_download} %{remote_ip}:%{remote_port} %{url_effective}\\t"
+                + "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_starttransfer} %{time_total} %{speed_download} 100%%\\n",
+        ])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        let fields = outcome.text.split(separator: "\t")
+        #expect(fields.count == 2 && outcome.text.hasSuffix(" 100%\n"), "\(outcome.text)")
+        #expect(fields.first == "200 1.1 1 \(NginxServer.mediumFileSize) 127.0.0.1:\(nginx.port) \(url)", "\(outcome.text)")
+        let numbers = (fields.last ?? "").split(separator: " ").dropLast().compactMap { Double($0) }
+        #expect(numbers.count == 6, "\(outcome.text)")
+        if numbers.count == 6 {
+            #expect(numbers[2] == 0, "no TLS: time_appconnect is 0")
+            let times = [numbers[0], numbers[1], numbers[3], numbers[4]]
+            #expect(times == times.sorted() && numbers[4] > 0, "\(outcome.text)")
+            #expect(numbers[5] > 0)
+        }
+    }
+
+    @Test(.enabled(if: TestCertificates.isAvailable))
+    func anHTTPSRequestHasItsHandshakeTimeAndAFailureItsStatus() async throws {
+        let tls = try await TestServers.nginxTLS()
+        let ok = try await PotatoProcess.run([
+            "get", "https://127.0.0.1:\(tls.http1Port)/small.json", "--cacert", tls.certificateAuthority.path, "--string",
+            "-w", "%{http_code} %{time_connect} %{time_appconnect}\\n",
+        ])
+        #expect(ok.status == 0, "\(ok.error)")
+        let last = ok.text.split(separator: "\n").last.map(String.init) ?? ""
+        let parts = last.split(separator: " ")
+        #expect(parts.first == "200", "\(ok.text)")
+        if parts.count == 3, let connect = Double(parts[1]), let handshake = Double(parts[2]) {
+            #expect(handshake > connect, "\(last)")
+        } else {
+            Issue.record("unexpected -w output: \(ok.text)")
+        }
+        let missing = try await PotatoProcess.run([
+            "get", "https://127.0.0.1:\(tls.http1Port)/missing", "--cacert", tls.certificateAuthority.path, "-w", "%{http_code}",
+        ])
+        #expect(missing.status == 9)
+        #expect(missing.text == "404", "\(missing.text)")
+    }
+
+    @Test func anUnknownVariableIsAUsageError() async throws {
+        let outcome = try await PotatoProcess.run(["get", "http://127.0.0.1:9/", "-w", "%{time_redirect}"])
+        #expect(outcome.status == 2)
+        #expect(outcome.error.contains("%{time_redirect}") && outcome.error.contains("%{time_total}"), "\(outcome.error)")
+    }
+}
