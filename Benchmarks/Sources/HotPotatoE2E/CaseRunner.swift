@@ -60,7 +60,18 @@ enum CaseRunner {
         let cpu = cpuSeconds() - cpuBefore
         // Kept when the harness checks it (it removes it then).
         if ProcessInfo.processInfo.environment["HOTPOTATO_E2E_KEEP"] != "1" { Self.removeRegularFile(destination) }
-        print("RESULT bytes=\(bytes) seconds=\(seconds) cpu=\(cpu) requests=\(requests)")
+        print("RESULT bytes=\(bytes) seconds=\(seconds) cpu=\(cpu) requests=\(requests)" + (firstByte.map { " ttfb=\($0)" } ?? ""))
+    }
+
+    /// The time to first byte of a single-request case (`TransferPhases.firstByte`, seconds from
+    /// the start of the request, as curl's `time_starttransfer`), when the engine measured it.
+    nonisolated(unsafe) private static var firstByte: Double?
+
+    /// Notes `response`'s time to first byte and hands back its content.
+    @discardableResult
+    private static func recorded<Content>(_ response: Response<Content>) -> Content {
+        firstByte = response.timings.phases?.firstByte
+        return response.content
     }
 
     private static func perform(_ name: String, url: URL, destination: URL, count: Int) async throws -> (Int64, Int) {
@@ -93,7 +104,7 @@ enum CaseRunner {
         let request = session.get(url)
         switch job {
         case "file":
-            let file = try await request.downloadToFile(at: destination, existingFilePolicy: .replace).content
+            let file = recorded(try await request.downloadToFile(at: destination, existingFilePolicy: .replace).response())
             // A plain stat: `FileManager.attributesOfItem` resolves the owner's and group's names
             // through NSS (about a millisecond the first time), harness work inside the timed
             // region that curl's `time_total` has no counterpart of.
@@ -102,12 +113,12 @@ enum CaseRunner {
             return (Int64(status.st_size), 1)
         case "segments8":
             // The file over up to eight connections, when the server allows ranges.
-            let file = try await request.downloadToFile(at: destination, existingFilePolicy: .replace, connections: 8).content
+            let file = recorded(try await request.downloadToFile(at: destination, existingFilePolicy: .replace, connections: 8).response())
             var status = stat()
             guard stat(file.path, &status) == 0 else { throw HarnessError("no file at \(file.path)") }
             return (Int64(status.st_size), 1)
         case "filesha256":
-            let file = try await request.downloadToFile(at: destination, existingFilePolicy: .replace, checksum: expectedChecksum).content
+            let file = recorded(try await request.downloadToFile(at: destination, existingFilePolicy: .replace, checksum: expectedChecksum).response())
             var status = stat()
             guard stat(file.path, &status) == 0 else { throw HarnessError("no file at \(file.path)") }
             return (Int64(status.st_size), 1)
@@ -115,13 +126,15 @@ enum CaseRunner {
             guard let stream = OutputStream(toFileAtPath: destination.path, append: false) else { throw HarnessError("no stream") }
             return (try await request.downloadToStream(stream).content, 1)
         case "data":
-            return (Int64(try await request.asData(maximumBodySize: .max).content.count), 1)
+            return (Int64(recorded(try await request.asData(maximumBodySize: .max).response()).count), 1)
         case "json":
             let response = try await request.asJSON(maximumBodySize: .max).response()
+            recorded(response)
             guard response.content.arrayValue?.isEmpty == false else { throw HarnessError("empty JSON") }
             return (response.head.contentLength ?? 0, 1)
         case "discard":
             let response = try await request.discardResponseContent().response()
+            recorded(response)
             return (response.head.contentLength ?? 0, 1)
         case "slow":
             return (try await request.handled(by: SlowDiscarder()).content, 1)

@@ -8,6 +8,9 @@ struct Sample {
     var cpuSeconds: Double
     var peakRSSKiB: Int
     var requests: Int
+    /// Seconds from the start of the request to the first byte of the response, where the client
+    /// reports it (HotPotato's `TransferPhases.firstByte`, curl's `time_starttransfer`).
+    var firstByteSeconds: Double?
 }
 
 /// The medians of a case's runs.
@@ -19,6 +22,11 @@ struct CaseResult {
     var requestsPerSecond: Double { median(samples.map { Double($0.requests) / $0.seconds }) }
     var cpuSeconds: Double { median(samples.map(\.cpuSeconds)) }
     var peakRSSMiB: Double { median(samples.map { Double($0.peakRSSKiB) / 1024 }) }
+    /// The median time to first byte, when every run reported one.
+    var firstByteSeconds: Double? {
+        let values = samples.compactMap(\.firstByteSeconds)
+        return values.count == samples.count && !values.isEmpty ? median(values) : nil
+    }
 }
 
 func median(_ values: [Double]) -> Double {
@@ -87,12 +95,13 @@ struct Orchestrator {
         case .curlTool(let toFile):
             guard let curl = findExecutable("curl") else { throw HarnessError("curl is not installed") }
             let result = try spawnMeasured(curl, ["-s", "-S", "-f", "-o", toFile ? destination : "/dev/null",
-                                                   "-w", "%{size_download} %{time_total}\n", url])
+                                                   "-w", "%{size_download} %{time_total} %{time_starttransfer}\n", url])
             let fields = (result.output.split(separator: "\n").first ?? "").split(separator: " ")
-            guard result.status == 0, fields.count == 2, let bytes = Int64(fields[0]), let seconds = Double(fields[1]) else {
+            guard result.status == 0, fields.count == 3, let bytes = Int64(fields[0]), let seconds = Double(fields[1]) else {
                 throw HarnessError("curl failed: \(result.output)")
             }
-            return Sample(bytes: bytes, seconds: seconds, cpuSeconds: result.cpuSeconds, peakRSSKiB: result.maxRSSKiB, requests: 1)
+            return Sample(bytes: bytes, seconds: seconds, cpuSeconds: result.cpuSeconds, peakRSSKiB: result.maxRSSKiB, requests: 1,
+                          firstByteSeconds: Double(fields[2]))
         }
     }
 
@@ -140,6 +149,7 @@ struct Orchestrator {
               let cpu = fields["cpu"].flatMap(Double.init), let requests = fields["requests"].flatMap(Int.init) else {
             throw HarnessError("unreadable result: \(line)")
         }
-        return Sample(bytes: bytes, seconds: seconds, cpuSeconds: cpu, peakRSSKiB: result.maxRSSKiB, requests: requests)
+        return Sample(bytes: bytes, seconds: seconds, cpuSeconds: cpu, peakRSSKiB: result.maxRSSKiB, requests: requests,
+                      firstByteSeconds: fields["ttfb"].flatMap(Double.init))
     }
 }

@@ -6,11 +6,17 @@ import Foundation
 enum Report {
     static func markdown(_ scenario: Scenario, _ results: [CaseResult]) -> String {
         let rate = scenario.unit == .throughput ? "MiB/s" : "requests/s"
-        var text = "### \(scenario.title)\n\n| Case | \(rate) | CPU s | Peak RSS (MiB) |\n|---|--:|--:|--:|\n"
+        // Time to first byte, where any case reports it (single requests: HotPotato's phases,
+        // curl's `time_starttransfer`); "—" for a case that does not.
+        let firstByte = results.contains { $0.firstByteSeconds != nil }
+        var text = "### \(scenario.title)\n\n| Case | \(rate) | CPU s | Peak RSS (MiB) |" + (firstByte ? " First byte (ms) |" : "")
+            + "\n|---|--:|--:|--:|" + (firstByte ? "--:|" : "") + "\n"
         for result in results {
             let value = scenario.unit == .throughput ? result.mibPerSecond : result.requestsPerSecond
             text += "| \(result.spec.isHotPotato ? "**\(result.spec.label)**" : result.spec.label) | "
-                + String(format: "%.0f | %.2f | %.1f |\n", value, result.cpuSeconds, result.peakRSSMiB)
+                + String(format: "%.0f | %.2f | %.1f |", value, result.cpuSeconds, result.peakRSSMiB)
+            if firstByte { text += result.firstByteSeconds.map { String(format: " %.2f |", $0 * 1000) } ?? " — |" }
+            text += "\n"
         }
         let hotPotato = results.filter(\.spec.isHotPotato)
         let peers = results.filter { !$0.spec.isHotPotato }
