@@ -202,3 +202,27 @@ private func readmeCookies(loginURL: URL, meURL: URL, pw: String) async throws {
     configuration.cookieStore = .httpCookieStorage(.shared)
     print(jar.cookies(for: meURL), jar.cookieHeader(for: meURL) ?? "")
 }
+
+/// README, "Retries, credentials …" (the pins line), and SecurityAndTransportOptions.md.
+private func readmeTransportControls(url: URL, secret: String, currentKey: String, nextKey: String, apiKey: String) async throws {
+    var configuration = Session.Configuration()
+    configuration.publicKeyPins = try PublicKeyPins(forEveryHost: ["sha256//…"])
+    configuration.clientCertificate = .pem(
+        certificate: URL(fileURLWithPath: "/etc/myapp/client.pem"),
+        key: URL(fileURLWithPath: "/etc/myapp/client.key"))
+    configuration.clientCertificate = .pkcs12(URL(fileURLWithPath: "client.p12"), password: secret)
+    configuration.publicKeyPins = try PublicKeyPins(forEveryHost: [currentKey, nextKey])
+        .pinning([apiKey], forHost: "api.example.com")
+    var docker = Session.Configuration()
+    docker.unixSocketPath = "/var/run/docker.sock"
+    let info = try await Session(configuration: docker).get("http://localhost/v1.43/info").asJSON().content
+    var staging = Session.Configuration()
+    staging.addressOverrides = [AddressOverride(host: "api.example.com", port: 443, address: "10.0.0.7")]
+    staging.localAddress = "10.0.0.2"
+    let session = Session(configuration: configuration)
+    let response = try await session.get(url).asData().response()
+    if let phases = response.timings.phases {
+        print("connect \(phases.connect ?? 0) s, TLS \(phases.tlsHandshake ?? 0) s, first byte \(phases.firstByte ?? 0) s")
+    }
+    print(response.timings.connection?.isReused == true ? "reused" : "new connection", info)
+}
