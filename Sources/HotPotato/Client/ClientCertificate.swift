@@ -18,8 +18,8 @@ import Foundation
 /// ``HotPotatoError/Code/tlsFailure`` too, its reason saying that the server refused the client
 /// certificate. Some servers complete the handshake and answer with an HTTP status instead:
 /// nginx answers `400` ("No required SSL certificate was sent", "The SSL certificate error"),
-/// which a handler rejects as any other status, with that body in
-/// ``HotPotatoError/errorBody``.
+/// which a handler rejects as any other status, with that page in ``HotPotatoError/errorBody``
+/// and its title in ``HotPotatoError/serverMessage``.
 ///
 /// The URLSession engine cannot present one (FoundationNetworking has no way to give it one; on
 /// Apple platforms it would take an authentication-challenge delegate of the application's):

@@ -58,8 +58,9 @@ public struct ErrorBody: Sendable, Hashable {
 
     /// The server's message, best effort: for a JSON body, the first string found at `error`,
     /// `message`, `detail`, `error_description`, `errors.0.message`, `title`, `error.message`
-    /// or `errors.0` (in that order); otherwise short plain text, trimmed; `nil` for an empty
-    /// body, HTML, or anything else with no obvious message.
+    /// or `errors.0` (in that order); otherwise short plain text, trimmed; for an HTML page its
+    /// short `<title>` (a server's own error page: nginx's `400 No required SSL certificate was
+    /// sent`); `nil` for an empty body or anything else with no obvious message.
     public var serverMessage: String? {
         ServerMessage.extract(from: self)
     }

@@ -19,13 +19,38 @@ enum ServerMessage {
             return nil
         }
         let text = body.text.trimmed
-        guard !text.isEmpty, text.count <= maximumTextLength else { return nil }
+        guard !text.isEmpty else { return nil }
+        if let type = body.contentType, type.type == "text", type.subtype == "html" {
+            return htmlTitle(text)
+        }
+        guard text.count <= maximumTextLength else { return nil }
         if let type = body.contentType {
-            guard type.type == "text", type.subtype != "html" else { return nil }
+            guard type.type == "text" else { return nil }
         } else if text.hasPrefix("<") {
-            return nil
+            return htmlTitle(text)
         }
         return text
+    }
+
+    /// The longest `<title>` taken as a message.
+    static let maximumTitleLength = 200
+
+    /// The `<title>` of an HTML page, its few common entities decoded and its spaces collapsed,
+    /// when it has a short one: what servers' own error pages say (nginx's `400 No required SSL
+    /// certificate was sent`, Apache's `404 Not Found`).
+    static func htmlTitle(_ html: String) -> String? {
+        let lowered = html.lowercased()
+        guard let open = lowered.range(of: "<title"), let openEnd = lowered[open.upperBound...].firstIndex(of: ">"),
+              let close = lowered[openEnd...].range(of: "</title>") else { return nil }
+        let start = html.index(after: openEnd)
+        guard start <= close.lowerBound else { return nil }
+        var title = String(html[start..<close.lowerBound])
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
+            title = title.replacingOccurrences(of: entity, with: character)
+        }
+        title = title.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        guard !title.isEmpty, title.count <= maximumTitleLength else { return nil }
+        return title
     }
 }
 

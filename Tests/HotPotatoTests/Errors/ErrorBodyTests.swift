@@ -34,6 +34,12 @@ import Testing
         #expect(Self.body("Rate limit exceeded", type: nil).serverMessage == "Rate limit exceeded")
         #expect(Self.body("<html><body>502</body></html>", type: "text/html").serverMessage == nil)
         #expect(Self.body("<html>502</html>", type: nil).serverMessage == nil)
+        let nginx = "<html>\r\n<head><title>400 No required SSL certificate was sent</title></head>\r\n<body>…</body></html>"
+        #expect(Self.body(nginx, type: "text/html").serverMessage == "400 No required SSL certificate was sent")
+        #expect(Self.body("<HTML><TITLE>\n  Tom &amp; Jerry &lt;3 </TITLE></HTML>", type: nil).serverMessage == "Tom & Jerry <3")
+        #expect(Self.body("<html><title></title></html>", type: "text/html").serverMessage == nil)
+        #expect(Self.body("<html><title>" + String(repeating: "x", count: 300) + "</title></html>", type: "text/html").serverMessage == nil)
+        #expect(Self.body("<html><title>no end", type: "text/html").serverMessage == nil)
         #expect(Self.body("", type: "text/plain").serverMessage == nil)
         #expect(Self.body(String(repeating: "x", count: 5_000), type: "text/plain").serverMessage == nil)
     }

@@ -26,6 +26,7 @@ struct PotatoTransportTests {
         let none = try await PotatoProcess.run(["get", url, "--cacert", tls.certificateAuthority.path])
         #expect(none.status == 9, "nginx's 400: \(none.error)")
         #expect(none.error.contains("HTTP 400"), "\(none.error)")
+        #expect(none.error.contains("the server says: 400 No required SSL certificate was sent"), "the page's title: \(none.error)")
     }
 
     @Test func aServerThatRefusesInTheHandshakeIsExitSeven() async throws {

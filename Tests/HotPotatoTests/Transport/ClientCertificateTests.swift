@@ -39,6 +39,7 @@ struct ClientCertificateTests {
         #expect(error?.code == .unacceptableStatus)
         #expect(error?.head?.status == 400)
         #expect(error?.errorBody?.text.contains("No required SSL certificate was sent") == true, "\(String(describing: error))")
+        #expect(error?.serverMessage == "400 No required SSL certificate was sent")
     }
 
     @Test func nginxAnswersFourHundredToAnotherAuthoritysCertificate() async throws {
