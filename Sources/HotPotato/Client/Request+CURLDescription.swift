@@ -98,11 +98,39 @@ extension Request {
                 return "# \(error.reason)"
             }
         }
+        arguments += Self.curlTransportArguments(configuration, for: request.url, revealingSecrets: revealingSecrets)
         let url = request.url?.absoluteString ?? spec.urlText
         arguments.append(Self.shellQuoted(revealingSecrets ? url : Redaction.redactingCredentials(inURL: url)))
         // Last, so that the comment stays a comment.
         if let note { arguments.append(note) }
         return arguments.joined(separator: " ")
+    }
+
+    /// curl's arguments for the session's trust and transport controls: `--cacert`, `--cert` (its
+    /// password `<redacted>` unless `revealingSecrets`), `--key`, `--cert-type`, `--pinnedpubkey`
+    /// (the pins of `url`'s host), `--unix-socket`, `--resolve`/`--connect-to`, `--interface`.
+    static func curlTransportArguments(_ configuration: Session.Configuration, for url: URL?, revealingSecrets: Bool) -> [String] {
+        var arguments: [String] = []
+        if let authorities = configuration.certificateAuthorities { arguments += ["--cacert", shellQuoted(authorities.path)] }
+        if let certificate = configuration.clientCertificate {
+            // curl reads `FILE:PASSWORD`: a `:` in the file's name is escaped.
+            var value = certificate.certificate.path.replacingOccurrences(of: ":", with: "\\:")
+            if let password = certificate.password { value += ":" + (revealingSecrets ? password : "<redacted>") }
+            arguments += ["--cert", shellQuoted(value)]
+            if certificate.format == .pkcs12 { arguments += ["--cert-type", "P12"] }
+            if let key = certificate.key { arguments += ["--key", shellQuoted(key.path)] }
+        }
+        if url?.scheme?.lowercased() == "https", let host = url?.host, let pins = configuration.publicKeyPins?.curlValue(forHost: host) {
+            arguments += ["--pinnedpubkey", shellQuoted(pins)]
+        }
+        if let socket = configuration.unixSocketPath { arguments += ["--unix-socket", shellQuoted(socket)] }
+        for override in configuration.addressOverrides {
+            arguments += override.connectPort == nil
+                ? ["--resolve", shellQuoted("\(override.host):\(override.port):\(override.address)")]
+                : ["--connect-to", shellQuoted(override.curlConnectTo)]
+        }
+        if let local = configuration.localAddress { arguments += ["--interface", shellQuoted(local)] }
+        return arguments
     }
 
     /// curl's `-F` arguments for `form`: `name=value` for a text field, `name=@path` with its
