@@ -90,4 +90,21 @@ enum ChildProcesses {
         defer { lock.unlock() }
         try process.run()
     }
+
+    /// Runs `executable` with `arguments` to its end, its standard output captured (standard
+    /// input and error: none); returns its exit status and output.
+    static func output(of executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let pipe = Self.pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try run(process)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, data)
+    }
 }

@@ -86,16 +86,8 @@ struct TestCertificates {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-pin-\(UUID().uuidString)")
         try data.write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = ["dgst", "-sha256", "-binary", input.path]
-        let pipe = ChildProcesses.pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try ChildProcesses.run(process)
-        let digest = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, digest.count == 32 else { throw ServerError.didNotStart("openssl dgst", "") }
+        let (status, digest) = try ChildProcesses.output(of: openssl, ["dgst", "-sha256", "-binary", input.path])
+        guard status == 0, digest.count == 32 else { throw ServerError.didNotStart("openssl dgst", "") }
         return digest
     }
 }

@@ -208,17 +208,9 @@ import Testing
 
     /// Runs `hotpotato-probe` (built beside the test bundle); returns its exit status and output.
     private static func runProbe(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("hotpotato-probe")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let output = ChildProcesses.pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try ChildProcesses.run(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let probe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hotpotato-probe")
+        let result = try ChildProcesses.output(
+            of: probe.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+        return (result.status, String(decoding: result.output, as: UTF8.self))
     }
 }

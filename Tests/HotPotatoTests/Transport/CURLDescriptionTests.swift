@@ -9,16 +9,9 @@ import Testing
 @Suite(.needsHTTPBin) struct CURLDescriptionTests {
     /// Runs `line` with `/bin/sh -c` and returns its standard output.
     private func runShell(_ line: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "PATH=/usr/bin:$PATH " + line + " -s -S"]
-        let output = ChildProcesses.pipe()
-        process.standardOutput = output
-        try ChildProcesses.run(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(line)")
-        return data
+        let result = try ChildProcesses.output(of: "/bin/sh", ["-c", "PATH=/usr/bin:$PATH " + line + " -s -S"])
+        #expect(result.status == 0, "\(line)")
+        return result.output
     }
 
     /// The parts of httpbin's echo that describe the request (not the client's own headers).

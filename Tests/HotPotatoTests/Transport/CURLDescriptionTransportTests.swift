@@ -8,15 +8,8 @@ import Testing
 @Suite(.needsNginx, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") && TestCertificates.isAvailable))
 struct CURLDescriptionTransportTests {
     private func runShell(_ line: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "PATH=/usr/bin:$PATH " + line + " -s"]
-        let output = ChildProcesses.pipe()
-        process.standardOutput = output
-        try ChildProcesses.run(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcesses.output(of: "/bin/sh", ["-c", "PATH=/usr/bin:$PATH " + line + " -s"])
+        return (result.status, String(decoding: result.output, as: UTF8.self))
     }
 
     @Test func aClientCertificateAndPinsGoToCurlAndThePasswordIsRedacted() async throws {
