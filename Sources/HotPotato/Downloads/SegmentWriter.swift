@@ -44,9 +44,11 @@ final class SegmentWriter {
     }
 
     /// Writes what the assignment still wants of `bytes`; returns `false` once it wants no more
-    /// (the worker's part is done: stop its transfer).
+    /// (the worker's part is done: stop its transfer). Bytes are never skipped: a claim that
+    /// falls short of `bytes` means the worker is finished, and the rest of them are not its own.
     func write(_ bytes: UnsafeRawBufferPointer) throws -> Bool {
-        let granted = download.claim(worker, count: bytes.count)
+        let (granted, finished) = download.claim(worker, count: bytes.count)
+        assert(granted == bytes.count || finished, "a worker's claim fell short while it has more to claim")
         if granted > 0 {
             let part = UnsafeRawBufferPointer(rebasing: bytes[..<granted])
             if granted >= FileWriter.directWriteThreshold {
@@ -61,7 +63,7 @@ final class SegmentWriter {
                 offset += Int64(granted)
             }
         }
-        if download.isFinished(worker) {
+        if finished {
             try flush()
             return false
         }

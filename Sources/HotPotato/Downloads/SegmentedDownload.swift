@@ -164,21 +164,19 @@ final class SegmentedDownload: @unchecked Sendable {
         return try SegmentWriter(download: self, worker: worker, descriptor: descriptor, offset: start, path: path)
     }
 
-    func claim(_ worker: Int, count: Int) -> Int {
-        let (granted, progress) = lock.withLock { () -> (Int, TransferProgress?) in
-            guard case .running = state else { return (0, nil) }
+    /// Claims up to `count` more bytes for `worker` (see ``SegmentPlan/claim(_:count:)``), and
+    /// says, in the same step, whether the worker has then claimed every byte it will. Both under
+    /// one lock: were they two steps, a part released in between could make a worker whose
+    /// claim fell short look unfinished, and the bytes it was not granted would be dropped while
+    /// its next bytes were written where those belonged.
+    func claim(_ worker: Int, count: Int) -> (granted: Int, finished: Bool) {
+        let (granted, finished, progress) = lock.withLock { () -> (Int, Bool, TransferProgress?) in
+            guard case .running = state else { return (0, true, nil) }
             let granted = plan.claim(worker, count: count)
-            return (granted, TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length))
+            return (granted, plan.isFinished(worker), TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length))
         }
         if let progress { launcher.progress.report(progress) }
-        return granted
-    }
-
-    func isFinished(_ worker: Int) -> Bool {
-        lock.withLock {
-            guard case .running = state else { return true }
-            return plan.isFinished(worker)
-        }
+        return (granted, finished)
     }
 
     func wrote(_ worker: Int, upTo offset: Int64) {

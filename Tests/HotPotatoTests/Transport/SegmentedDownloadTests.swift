@@ -22,7 +22,17 @@ import Testing
         if data != expected {
             let first = zip(data, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
             let last = zip(data, expected).enumerated().reversed().first { $0.element.0 != $0.element.1 }?.offset
-            Issue.record("the file is not the resource's bytes: they differ from byte \(first.map(String.init) ?? "?") to \(last.map(String.init) ?? "?")")
+            var what = ""
+            if let first, let last {
+                let region = data[first...last]
+                if region.allSatisfy({ $0 == 0 }) {
+                    what = " (all zero: never written)"
+                } else {
+                    let shifts = (0..<251).filter { shift in FaultServer.patternBytes(from: first + shift, count: 4096) == data[first..<first + 4096] }
+                    what = " (the pattern shifted by \(shifts) mod 251 at its start)"
+                }
+            }
+            Issue.record("the file is not the resource's bytes: they differ from byte \(first.map(String.init) ?? "?") to \(last.map(String.init) ?? "?")\(what)")
         }
     }
 
@@ -122,7 +132,14 @@ import Testing
         try expectPattern(destination)
         let requests = FaultServer.rangeRequests(name)
         let taking = requests.filter { ($0.range?.hasSuffix("-") ?? false) && $0.range != "bytes=0-" }
-        #expect(taking.count == 1 && taking.first?.status == 200, "one connection took over: \(requests)")
+        if engine == .curl {
+            #expect(taking.count == 1 && taking.first?.status == 200, "one connection took over: \(requests)")
+        } else {
+            // URLSession reads the first response to its end whatever the handler's pace (its
+            // connection closes then), so the first connection's handler may still be writing
+            // when the parts are refused: it then takes the rest itself, and nothing takes over.
+            #expect(taking.count <= 1 && taking.allSatisfy { $0.status == 200 }, "at most one connection took over: \(requests)")
+        }
         #expect(try scratch.entries() == ["file.bin"])
     }
 
