@@ -124,14 +124,35 @@ enum POSIXFile {
         #endif
     }
 
-    /// The permissions a new file gets from `open(…, 0666)` under the process's umask, read
-    /// without changing it (Linux reports it in /proc/self/status); 0644 where it cannot be read.
+    /// The permissions a new file gets from `open(…, 0666)` under the process's umask, learnt
+    /// once without changing the umask (`umask(2)` sets it as it reads it, which races with every
+    /// other thread that creates a file): from Linux's /proc/self/status, else by creating a file
+    /// with 0666 and reading what it got (Apple platforms, a Linux without /proc); 0644 only when
+    /// neither works.
+    static let regularFileMode: mode_t = umaskFromStatus().map { 0o666 & ~$0 } ?? modeOfNewFile() ?? 0o644
+
+    /// The mode a file created with 0666 gets, in the temporary directory: what the umask leaves
+    /// of 0666. The file is removed at once.
+    static func modeOfNewFile(in directory: String = NSTemporaryDirectory()) -> mode_t? {
+        let path = (directory.hasSuffix("/") ? directory : directory + "/") + ".hotpotato-mode-\(getpid())-\(UInt64.random(in: 0 ... .max))"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return nil }
+        defer {
+            unlink(path)
+            try? close(descriptor)
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return status.st_mode & 0o777
+    }
+
+    /// The umask as Linux reports it in /proc/self/status, or `nil` where it does not.
     ///
     /// Read with `open` and `read` rather than Foundation: the first file a process writes waits
     /// for this, and Foundation's reading, splitting and trimming cost about 600,000 instructions.
-    static let regularFileMode: mode_t = {
+    static func umaskFromStatus() -> mode_t? {
         let descriptor = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return 0o644 }
+        guard descriptor >= 0 else { return nil }
         defer { try? close(descriptor) }
         var status = [UInt8](repeating: 0, count: 16 * 1024)
         var count = 0
@@ -142,8 +163,8 @@ enum POSIXFile {
             guard got > 0 else { break }
             count += got
         }
-        return umask(inStatus: status[..<count]).map { 0o666 & ~$0 } ?? 0o644
-    }()
+        return umask(inStatus: status[..<count])
+    }
 
     /// The octal value of the `Umask:` line of /proc/self/status, spaces and tabs around it
     /// ignored; `nil` when there is no such line or it holds anything else.

@@ -3,16 +3,27 @@ import Testing
 @testable import HotPotato
 
 /// The permissions FileWriter gives a placed file: 0666 under the process's umask, read from
-/// /proc/self/status without Foundation.
+/// /proc/self/status without Foundation, or learnt from a file made with 0666 where there is no
+/// /proc (Apple platforms).
 struct RegularFileModeTests {
     @Test func agreesWithTheUmaskFoundationReads() throws {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
-            #expect(POSIXFile.regularFileMode == 0o644, "no /proc: the default")
+            #expect(POSIXFile.regularFileMode == POSIXFile.modeOfNewFile(), "no /proc: the mode a new file gets")
             return
         }
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
         let mask = try #require(mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
         #expect(POSIXFile.regularFileMode == 0o666 & ~mask)
+    }
+
+    /// The other way to learn it gives the same mode, and leaves no file behind.
+    @Test func aNewFilesModeIsTheSame() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-mode-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(POSIXFile.modeOfNewFile(in: directory.path) == POSIXFile.regularFileMode)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        #expect(POSIXFile.modeOfNewFile(in: "/nonexistent/hotpotato") == nil)
     }
 
     @Test func readsTheUmaskLineAndNothingElse() {

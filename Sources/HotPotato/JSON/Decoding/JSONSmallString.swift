@@ -6,9 +6,14 @@
 /// and two flags in the top byte of the second: `0xE0 | count` when every byte is ASCII, `0xA0 |
 /// count` otherwise, and zero in every byte past the count (two small strings are equal when
 /// their bits are). That layout is part of the standard library's ABI on Apple platforms and the
-/// same on Linux; still, ``isUsable`` checks it once against strings the standard library makes,
-/// and only then is it used. Otherwise, and on other platforms, strings are made the ordinary
-/// way.
+/// same on Linux; still, ``isUsable`` checks it once against strings the standard library makes —
+/// comparing bits only: no string is made this way before the bits are known to be the standard
+/// library's own — and only then is it used. Otherwise, and on other platforms, strings are made
+/// the ordinary way.
+///
+/// What it saves: with the other decoding changes of the same release, strings and mixed Codable
+/// decoding took 10.7 % and 9.9 % fewer instructions (CHANGELOG, "Codable decoding").
+
 enum JSONSmallString {
     /// The most bytes a small string holds.
     static let capacity = 15
@@ -26,9 +31,9 @@ enum JSONSmallString {
             native.makeContiguousUTF8()
             let expected = unsafeBitCast(native, to: (UInt64, UInt64).self)
             let bytes = Array(sample.utf8)
-            let made = bytes.withUnsafeBufferPointer { make($0, isASCII: bytes.allSatisfy { $0 < 0x80 }, checked: false) }
-            guard unsafeBitCast(made, to: (UInt64, UInt64).self) == expected, made == sample, made.utf8.count == bytes.count
-            else { return false }
+            // The bits `make` would give, compared without making a string of them.
+            let made = bytes.withUnsafeBufferPointer { smallStringBits($0, isASCII: bytes.allSatisfy { $0 < 0x80 }) }
+            guard made == expected else { return false }
         }
         // Strings too long to be small must not look small to ``bits(of:)``.
         var native = String(repeating: "long", count: 8)
@@ -50,17 +55,19 @@ enum JSONSmallString {
     /// form; `isASCII` says whether every byte is below 0x80. Only when ``isUsable``.
     @inline(__always)
     static func make(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
-        make(bytes, isASCII: isASCII, checked: true)
+        // Debug builds (the tests) hold the caller to what it promises.
+        assert(String(validating: bytes, as: UTF8.self) != nil, "unchecked bytes that are not UTF-8")
+        assert(isASCII == bytes.allSatisfy { $0 < 0x80 }, "a string's ASCII flag is wrong")
+        return unsafeBitCast(smallStringBits(bytes, isASCII: isASCII), to: String.self)
     }
 
+    /// The two words of the small string of `bytes`: ``words(_:)`` and the count and flags in the
+    /// top byte.
     @inline(__always)
-    private static func make(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool, checked: Bool) -> String {
-        // Debug builds (the tests) hold the caller to what it promises.
-        assert(!checked || String(validating: bytes, as: UTF8.self) != nil, "unchecked bytes that are not UTF-8")
-        assert(isASCII == bytes.allSatisfy { $0 < 0x80 }, "a string's ASCII flag is wrong")
+    private static func smallStringBits(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> (UInt64, UInt64) {
         var (low, high) = words(bytes)
         high |= ((isASCII ? 0xE0 : 0xA0) | UInt64(bytes.count)) << 56
-        return unsafeBitCast((low, high), to: String.self)
+        return (low, high)
     }
 
     /// The bytes `bytes` (at most ``capacity``) in order in two little-endian words, zero past
