@@ -152,7 +152,10 @@ extension CurlTransfer {
 
     /// The header list of a request without headers of its own (the commonest), built once and
     /// shared by every transfer: libcurl only reads it.
-    private static let defaultHeaderList = UncheckedSendable(makeHeaderList(["User-Agent: HotPotato", "Expect:"]))
+    private static let defaultHeaderList = UncheckedSendable(makeHeaderList(["User-Agent: \(defaultUserAgent)", "Expect:"]))
+
+    /// The `User-Agent` of a request without one of its own.
+    static let defaultUserAgent = "HotPotato"
 
     static func makeHeaderList(_ lines: [String]) -> UnsafeMutableRawPointer? {
         var list: UnsafeMutableRawPointer?
@@ -185,7 +188,7 @@ extension CurlTransfer {
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         let names = Set(fields.keys.map { $0.lowercased() })
-        if !names.contains("user-agent") { lines.append("User-Agent: HotPotato") }
+        if !names.contains("user-agent") { lines.append("User-Agent: \(Self.defaultUserAgent)") }
         // No `Expect: 100-continue` round trip before a body.
         if !names.contains("expect") { lines.append("Expect:") }
         guard let list = Self.makeHeaderList(lines) else {
