@@ -224,7 +224,7 @@ final class SegmentedDownload: @unchecked Sendable {
     func cancel() {
         let (stops, restarted) = lock.withLock { () -> ([@Sendable () -> Void], (@Sendable () -> Void)?) in
             cancelRequested = true
-            return (conclude(HotPotatoError(.cancelled, reason: "The request was cancelled.")), restartedCancel)
+            return (conclude(HotPotatoError.requestCancelled), restartedCancel)
         }
         stops.forEach { $0() }
         restarted?()

@@ -245,7 +245,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
                 return false
             }
             guard !flags.finished, flags.pendingFailure == nil else { return false }
-            flags.pendingFailure = HotPotatoError(.cancelled, reason: "The request was cancelled.")
+            flags.pendingFailure = HotPotatoError.requestCancelled
             return true
         }
         if queued { failIfPending() }

@@ -191,6 +191,10 @@ public struct HotPotatoError: Error, Sendable {
     /// The status code of the response, when a head was received.
     public var status: Int? { head?.status }
 
+    /// ``Code/cancelled``: the request was cancelled (by ``Call/cancel()``, the awaiting task, or
+    /// the session's invalidation). The one error every cancelled call ends with.
+    static var requestCancelled: HotPotatoError { HotPotatoError(.cancelled, reason: "The request was cancelled.") }
+
     /// ``Code/keyPathNotFound`` for `keyPath`, with ``keyPath`` set.
     static func keyPathNotFound(_ keyPath: String, head: ResponseHead? = nil) -> HotPotatoError {
         var error = HotPotatoError(.keyPathNotFound, reason: "The JSON has no value at the key path \"\(keyPath)\".", head: head)

@@ -200,7 +200,7 @@ public final class ResponseDriver<Handler: ContentHandler> {
         switch error {
         case let error as HotPotatoError: failure = attachHead(to: error)
         case is CancellationError:
-            failure = attachHead(to: HotPotatoError(.cancelled, reason: "The request was cancelled."))
+            failure = attachHead(to: HotPotatoError.requestCancelled)
         default:
             failure = attachHead(to: HotPotatoError(
                 .transportFailed, reason: "The transfer failed: \(error)", underlying: error))
@@ -290,7 +290,7 @@ public final class ResponseDriver<Handler: ContentHandler> {
     private func wrap(_ error: any Error) -> HotPotatoError {
         if let error = error as? HotPotatoError { return attachHead(to: error) }
         if error is CancellationError {
-            return attachHead(to: HotPotatoError(.cancelled, reason: "The request was cancelled."))
+            return attachHead(to: HotPotatoError.requestCancelled)
         }
         return attachHead(to: HotPotatoError(
             .handlerFailed, reason: "The content handler failed: \(error)", underlying: error))

@@ -80,7 +80,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
         }
         sink?.cancel()
         task?.cancel()
-        if settleNow { conclude(.failure(HotPotatoError(.cancelled, reason: "The request was cancelled."))) }
+        if settleNow { conclude(.failure(HotPotatoError.requestCancelled)) }
     }
 
     // MARK: - The attempts
@@ -239,7 +239,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
     }
 
     private func concludeCancelled() {
-        conclude(.failure(HotPotatoError(.cancelled, reason: "The request was cancelled.")))
+        conclude(.failure(HotPotatoError.requestCancelled))
     }
 
     /// Settles the call (once): closes the body kept across attempts, if any (the call failed),

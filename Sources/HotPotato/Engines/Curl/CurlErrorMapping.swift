@@ -20,19 +20,19 @@ enum CurlErrorMapping {
         }
         switch code {
         case Int32(HP_CURLE_COULDNT_CONNECT):
-            return error(.connectionRefused, "The server refused the connection")
+            return error(.connectionRefused, TransportFailureText.refused)
         case Int32(HP_CURLE_COULDNT_RESOLVE_HOST):
-            return error(.hostNotFound, "The host name could not be resolved")
+            return error(.hostNotFound, TransportFailureText.hostNotFound)
         case Int32(HP_CURLE_COULDNT_RESOLVE_PROXY):
             return error(.hostNotFound, "The proxy's host name could not be resolved")
         case Int32(HP_CURLE_OPERATION_TIMEDOUT):
-            return error(.timedOut, "The request timed out")
+            return error(.timedOut, TransportFailureText.timedOut)
         case Int32(HP_CURLE_RECV_ERROR), Int32(HP_CURLE_SEND_ERROR), Int32(HP_CURLE_GOT_NOTHING):
             // With TLS 1.3 a server refuses the client's certificate after the client thinks the
             // handshake is done: the alert arrives with the first read.
             if let refusal = clientCertificateRefusal(message) { return error(.tlsFailure, refusal) }
             // The driver adds how much of the declared length arrived.
-            return error(.connectionLost, "The connection was lost")
+            return error(.connectionLost, TransportFailureText.lost)
         case Int32(HP_CURLE_HTTP2_STREAM):
             // The server reset the request's HTTP/2 stream, or its connection ended under it: for
             // that request, what a lost connection is for HTTP/1.1 (and as transient).
@@ -55,17 +55,17 @@ enum CurlErrorMapping {
              Int32(HP_CURLE_SSL_CIPHER), Int32(HP_CURLE_SSL_CACERT_BADFILE),
              Int32(HP_CURLE_SSL_ISSUER_ERROR), Int32(HP_CURLE_SSL_INVALIDCERTSTATUS), Int32(HP_CURLE_SSL_ENGINE_NOTFOUND):
             if let refusal = clientCertificateRefusal(message) { return error(.tlsFailure, refusal) }
-            return error(.tlsFailure, "The TLS handshake failed")
+            return error(.tlsFailure, TransportFailureText.handshake)
         case Int32(HP_CURLE_INTERFACE_FAILED):
             return error(.transportFailed, "The local interface or address (Session.Configuration.localAddress) cannot be used")
         case Int32(HP_CURLE_UNSUPPORTED_PROTOCOL), Int32(HP_CURLE_URL_MALFORMAT):
-            return error(.invalidRequest, "The URL cannot be requested")
+            return error(.invalidRequest, TransportFailureText.badURL)
         case Int32(HP_CURLE_WEIRD_SERVER_REPLY):
-            return error(.malformedResponse, "The server's response breaks HTTP")
+            return error(.malformedResponse, TransportFailureText.malformed)
         case Int32(HP_CURLE_READ_ERROR):
             return error(.invalidRequest, "Reading the request body failed")
         default:
-            return error(.transportFailed, "The transfer failed")
+            return error(.transportFailed, TransportFailureText.failed)
         }
     }
 

@@ -10,7 +10,7 @@ enum URLErrorMapping {
     /// in it and in its underlying error.
     static func map(_ error: any Error, secrets: [String] = []) -> HotPotatoError {
         guard let urlError = error as? URLError else {
-            return HotPotatoError(.transportFailed, reason: "The transfer failed: \(error)", underlying: error)
+            return HotPotatoError(.transportFailed, reason: "\(TransportFailureText.failed): \(error)", underlying: error)
         }
         let detail = Redaction.redacting(
             secrets,
@@ -19,21 +19,21 @@ enum URLErrorMapping {
         let reason: String
         switch urlError.code {
         case .cannotConnectToHost:
-            (code, reason) = (.connectionRefused, "The server refused the connection")
+            (code, reason) = (.connectionRefused, TransportFailureText.refused)
         case .cannotFindHost, .dnsLookupFailed:
-            (code, reason) = (.hostNotFound, "The host name could not be resolved")
+            (code, reason) = (.hostNotFound, TransportFailureText.hostNotFound)
         case .timedOut:
-            (code, reason) = (.timedOut, "The request timed out")
+            (code, reason) = (.timedOut, TransportFailureText.timedOut)
         case .networkConnectionLost, .notConnectedToInternet:
-            (code, reason) = (.connectionLost, "The connection was lost")
+            (code, reason) = (.connectionLost, TransportFailureText.lost)
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
              .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
              .clientCertificateRequired:
-            (code, reason) = (.tlsFailure, "The TLS handshake failed")
+            (code, reason) = (.tlsFailure, TransportFailureText.handshake)
         case .httpTooManyRedirects, .redirectToNonExistentLocation:
             (code, reason) = (.tooManyRedirects, "Too many redirects")
         case .badURL, .unsupportedURL:
-            (code, reason) = (.invalidRequest, "The URL cannot be requested")
+            (code, reason) = (.invalidRequest, TransportFailureText.badURL)
         case .cancelled:
             (code, reason) = (.cancelled, "The request was cancelled")
         case .badServerResponse where isLostConnection(detail), .unknown where isLostConnection(detail):
@@ -41,15 +41,15 @@ enum URLErrorMapping {
             // connection without a byte of reply), CURLE_SEND_ERROR and CURLE_RECV_ERROR (a
             // broken pipe or a reset while the request was sent): what the curl engine reports
             // as a lost connection, and retries as one.
-            (code, reason) = (.connectionLost, "The connection was lost")
+            (code, reason) = (.connectionLost, TransportFailureText.lost)
         case .badServerResponse:
-            (code, reason) = (.malformedResponse, "The server's response breaks HTTP")
+            (code, reason) = (.malformedResponse, TransportFailureText.malformed)
         case .unknown where isMalformedResponse(detail):
             // libcurl's CURLE_WEIRD_SERVER_REPLY ("Invalid Content-Length", a bad status line)
             // reaches URLSession's users as an unknown error with libcurl's message.
-            (code, reason) = (.malformedResponse, "The server's response breaks HTTP")
+            (code, reason) = (.malformedResponse, TransportFailureText.malformed)
         default:
-            (code, reason) = (.transportFailed, "The transfer failed")
+            (code, reason) = (.transportFailed, TransportFailureText.failed)
         }
         return HotPotatoError(code, reason: "\(reason): \(detail)", underlying: withoutCredentials(urlError, secrets: secrets))
     }

@@ -207,7 +207,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             // by it: that is its outcome, not a refusal.
             let cancelled = transfer.isStopped || registry.withLock { $0.transfersCancelled }
             transfer.sink.fail(cancelled
-                ? HotPotatoError(.cancelled, reason: "The request was cancelled.")
+                ? HotPotatoError.requestCancelled
                 : HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return
         }
