@@ -2,7 +2,8 @@ import Foundation
 
 /// The header fields of an HTTP response, in the order the server sent them — where the engine
 /// knows it: the libcurl engine's heads keep it; URLSession hands its headers over as a
-/// dictionary, which keeps no order, so heads made from one (``init(_:)``) are sorted by name.
+/// dictionary, which keeps no order, so heads made from one (the initializer that takes a
+/// dictionary) are sorted by name.
 ///
 /// Lookups by name are case-insensitive (`headers["content-type"]` finds `Content-Type`), as
 /// RFC 9110 requires. A field that appears more than once keeps every value:
