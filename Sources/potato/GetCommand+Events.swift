@@ -42,7 +42,7 @@ extension GetCommand {
         guard let retries = options.retries, retries > 0 else { return nil }
         let delay = options.retryDelay ?? Self.defaultEventRetryDelay
         return EventStreamReconnection(
-            maximumAttempts: retries, delay: delay, minimumDelay: min(delay, Self.defaultEventRetryDelay),
+            maximumReconnections: retries, delay: delay, minimumDelay: min(delay, Self.defaultEventRetryDelay),
             maximumElapsedTime: options.retryMaximumTime)
     }
 

@@ -182,7 +182,7 @@ private func readmeEvents(session: Session, url: URL, prompt: Prompt) async thro
     let summary = try await session.get(url)
         .handled(by: EventStreamParser { event in print(event.data) })
         .content
-    let patient = EventStreamReconnection(maximumAttempts: 10, delay: 1, reconnectsAfterEnd: false)
+    let patient = EventStreamReconnection(maximumReconnections: 10, delay: 1, reconnectsAfterEnd: false)
     let stream = session.get(url).timeout(300).streamEvents(endMarker: "bye", reconnection: patient, bufferSize: 4)
     for try await event in stream { print(event.data) }
     print(summary.eventCount, summary.lastEventID)

@@ -29,7 +29,7 @@ import Foundation
 /// ``delay``), raised to ``minimumDelay``. With the defaults and no `retry:` from the server:
 /// 1.5–3 s, 3–6 s, 6–12 s, 12–24 s, 15–30 s; after a `retry: 0`: 1 s, 1–2 s, 2–4 s, …
 ///
-/// **How often:** at most ``maximumAttempts`` reconnections since the last connection that
+/// **How often:** at most ``maximumReconnections`` reconnections since the last connection that
 /// stayed up — that was open (its `200` head received) for ``backoffResetInterval`` seconds
 /// (60 by default). Events do not reset the count: a server that sends one event and drops the
 /// connection, again and again, uses up the attempts. A connection that stays up resets the
@@ -40,7 +40,17 @@ import Foundation
 public struct EventStreamReconnection: Sendable, Hashable {
     /// The most reconnections since the last connection that stayed up for
     /// ``backoffResetInterval`` (or since the stream began). Default 5; 0 never reconnects.
-    public var maximumAttempts: Int
+    ///
+    /// It counts reconnections, not connections: the first connection is not one of them (where
+    /// ``RetryPolicy/maximumAttempts`` counts every attempt, the first included).
+    public var maximumReconnections: Int
+    /// The old name of ``maximumReconnections``, which it always counted (not attempts, as
+    /// ``RetryPolicy/maximumAttempts`` does).
+    @available(*, deprecated, renamed: "maximumReconnections")
+    public var maximumAttempts: Int {
+        get { maximumReconnections }
+        set { maximumReconnections = newValue }
+    }
     /// The wait before reconnecting, in seconds, until the server sets another with `retry:`:
     /// the base of the backoff. Default 3, as browsers.
     public var delay: TimeInterval
@@ -60,20 +70,20 @@ public struct EventStreamReconnection: Sendable, Hashable {
     /// dropped together do not come back together. Default 0.5: a wait of 1 to 2 × its half.
     public var jitter: Double
     /// How long a connection must stay open, in seconds from its `200` head to its end, to count
-    /// as up: it resets ``maximumAttempts``, the backoff and ``maximumElapsedTime``. Default 60.
+    /// as up: it resets ``maximumReconnections``, the backoff and ``maximumElapsedTime``. Default 60.
     public var backoffResetInterval: TimeInterval
     /// No reconnection starts later than this many seconds after the end of the last connection
     /// that stayed up (or after the stream began, when none has); `nil` (the default) for no
-    /// limit but ``maximumAttempts``.
+    /// limit but ``maximumReconnections``.
     public var maximumElapsedTime: TimeInterval?
 
     /// Creates a reconnection policy; see the properties for the defaults.
     public init(
-        maximumAttempts: Int = 5, delay: TimeInterval = 3, maximumDelay: TimeInterval = 30, reconnectsAfterEnd: Bool = true,
+        maximumReconnections: Int = 5, delay: TimeInterval = 3, maximumDelay: TimeInterval = 30, reconnectsAfterEnd: Bool = true,
         minimumDelay: TimeInterval = 1, multiplier: Double = 2, jitter: Double = 0.5, backoffResetInterval: TimeInterval = 60,
         maximumElapsedTime: TimeInterval? = nil
     ) {
-        self.maximumAttempts = maximumAttempts
+        self.maximumReconnections = maximumReconnections
         self.delay = delay
         self.maximumDelay = maximumDelay
         self.reconnectsAfterEnd = reconnectsAfterEnd
@@ -82,5 +92,17 @@ public struct EventStreamReconnection: Sendable, Hashable {
         self.jitter = jitter
         self.backoffResetInterval = backoffResetInterval
         self.maximumElapsedTime = maximumElapsedTime
+    }
+
+    /// The old spelling of ``init(maximumReconnections:delay:maximumDelay:reconnectsAfterEnd:minimumDelay:multiplier:jitter:backoffResetInterval:maximumElapsedTime:)``.
+    @available(*, deprecated, renamed: "init(maximumReconnections:delay:maximumDelay:reconnectsAfterEnd:minimumDelay:multiplier:jitter:backoffResetInterval:maximumElapsedTime:)")
+    public init(
+        maximumAttempts: Int, delay: TimeInterval = 3, maximumDelay: TimeInterval = 30, reconnectsAfterEnd: Bool = true,
+        minimumDelay: TimeInterval = 1, multiplier: Double = 2, jitter: Double = 0.5, backoffResetInterval: TimeInterval = 60,
+        maximumElapsedTime: TimeInterval? = nil
+    ) {
+        self.init(maximumReconnections: maximumAttempts, delay: delay, maximumDelay: maximumDelay, reconnectsAfterEnd: reconnectsAfterEnd,
+                  minimumDelay: minimumDelay, multiplier: multiplier, jitter: jitter, backoffResetInterval: backoffResetInterval,
+                  maximumElapsedTime: maximumElapsedTime)
     }
 }

@@ -19,9 +19,13 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// or an earlier one), empty until there is one. It is what a reconnection sends as
     /// `Last-Event-ID`.
     public var id: String
-    /// The reconnection time this event's block asked for with a `retry:` field, in milliseconds;
-    /// `nil` when it had none.
+    /// The reconnection time this event's block asked for with a `retry:` field, in milliseconds
+    /// as the field writes it; `nil` when it had none. In seconds, as every other interval of
+    /// HotPotato's (``EventStreamReconnection/delay``): ``retryInterval``.
     public var retry: Int?
+
+    /// ``retry`` in seconds.
+    public var retryInterval: TimeInterval? { retry.map { TimeInterval($0) / 1000 } }
 
     /// Creates an event.
     /// - Parameters:

@@ -103,7 +103,7 @@ final class ServerSentEventConnections<Element: Sendable>: @unchecked Sendable {
             windowStart = now
         }
         attempts += 1
-        guard attempts <= reconnection.maximumAttempts else { return nil }
+        guard attempts <= reconnection.maximumReconnections else { return nil }
         let wait = reconnection.wait(forAttempt: attempts, serverMilliseconds: serverRetry, random: clock.random())
         guard reconnection.isWithinTimeBudget(elapsed: now - windowStart, wait: wait) else { return nil }
         return wait

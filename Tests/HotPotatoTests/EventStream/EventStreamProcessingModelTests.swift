@@ -70,7 +70,7 @@ import Testing
     @Test(arguments: allEngines) func a204OrTheEndMarkerIsNeverReconnected(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let session = testSession(engine: engine, timeout: 60)
-        let reconnection = EventStreamReconnection(maximumAttempts: 10)
+        let reconnection = EventStreamReconnection(maximumReconnections: 10)
         // A first answer of 204: no events, no error, no second request.
         let stop = Self.tag("204", engine)
         let (none, noError) = await Stream.collect(

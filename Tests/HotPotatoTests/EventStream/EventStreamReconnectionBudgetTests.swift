@@ -18,7 +18,7 @@ import Testing
         let tag = Model.tag("drops", engine)
         let clock = VirtualEventStreamClock()
         let stream = testSession(engine: engine).get(server.url("/events?count=1000&perConnection=1&record=\(tag)"))
-            .streamEvents(reconnection: EventStreamReconnection(maximumAttempts: 3)).reconnecting(by: clock)
+            .streamEvents(reconnection: EventStreamReconnection(maximumReconnections: 3)).reconnecting(by: clock)
         let (events, error) = await Stream.collect(stream)
         // Each connection delivered an event, and none stayed up: three reconnections, no more.
         #expect(events == Stream.events(1...4))
@@ -33,7 +33,7 @@ import Testing
         let server = try await TestServers.fault()
         let tag = Model.tag("budget", engine)
         let clock = VirtualEventStreamClock()
-        let policy = EventStreamReconnection(maximumAttempts: 1000, maximumElapsedTime: 60)
+        let policy = EventStreamReconnection(maximumReconnections: 1000, maximumElapsedTime: 60)
         let stream = testSession(engine: engine).get(server.url("/events?count=1000&perConnection=1&record=\(tag)"))
             .streamEvents(reconnection: policy).reconnecting(by: clock)
         let (events, error) = await Stream.collect(stream)
@@ -64,7 +64,7 @@ import Testing
     @Test(arguments: allEngines) func aConnectionThatStaysUpResetsTheBudgetAndTheBackoff(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let url = server.url("/events?count=8&perConnection=2&endEach=1&finalStatus=204")
-        let policy = EventStreamReconnection(maximumAttempts: 1)
+        let policy = EventStreamReconnection(maximumReconnections: 1)
         // A clock on which every connection stays up 100 s: each resets the count and the wait.
         let patient = VirtualEventStreamClock(tick: 100)
         let (all, error) = await Stream.collect(testSession(engine: engine).get(url).streamEvents(reconnection: policy).reconnecting(by: patient))
@@ -85,7 +85,7 @@ import Testing
         // Waits of at least 0.05, 0.05, 0.1, then 0.2 s (the 0.4 s cap, less half of it at most):
         // at most 17 of them fit in 3 s, however fast the machine. Without the backoff, and with
         // every event resetting the count, it was one connection every 0.05 s or so.
-        let policy = EventStreamReconnection(maximumAttempts: 1000, delay: 0.05, maximumDelay: 0.4, minimumDelay: 0.05)
+        let policy = EventStreamReconnection(maximumReconnections: 1000, delay: 0.05, maximumDelay: 0.4, minimumDelay: 0.05)
         let url = server.url("/events?count=100000&perConnection=1&record=\(tag)")
         let task = Task {
             for try await _ in testSession(engine: engine).get(url).streamEvents(reconnection: policy) {}

@@ -11,7 +11,7 @@ import Testing
     typealias Stream = ServerSentEventStreamTests
 
     /// Reconnections without a wait (no floor either): the tests are about what is sent, not when.
-    static let promptly = EventStreamReconnection(maximumAttempts: 3, delay: 0, minimumDelay: 0)
+    static let promptly = EventStreamReconnection(maximumReconnections: 3, delay: 0, minimumDelay: 0)
 
     @Test(arguments: allEngines, ["length", "chunked"])
     func everyEventOnceAcrossDroppedConnections(engine: Session.Engine, framing: String) async throws {
@@ -22,7 +22,7 @@ import Testing
         let url = server.url("/events?count=20&perConnection=3&retry=5&chunk=11&framing=\(framing)")
         let clock = VirtualEventStreamClock()
         let stream = testSession(engine: engine).get(url)
-            .streamEvents(decoding: Stream.Tick.self, reconnection: EventStreamReconnection(maximumAttempts: 6))
+            .streamEvents(decoding: Stream.Tick.self, reconnection: EventStreamReconnection(maximumReconnections: 6))
             .reconnecting(by: clock)
         let (ticks, error) = await Stream.collect(stream)
         #expect(error == nil)

@@ -57,6 +57,11 @@ import Testing
         ])
     }
 
+    @Test func theRetryFieldInSecondsToo() {
+        #expect(Self.event("x", retry: 2500).retryInterval == 2.5)
+        #expect(Self.event("x").retryInterval == nil)
+    }
+
     @Test func lineEndsOfEveryKindAndTheirCombinations() throws {
         // CR CR is two line ends (a blank line); CR LF is one; LF CR is two.
         let stream = Data("data: a\r\rdata: b\r\n\r\ndata: c\n\rdata: d\n\n".utf8)
