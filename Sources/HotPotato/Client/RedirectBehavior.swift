@@ -17,7 +17,7 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// Every behaviour keeps HotPotato's redirect rule (see ``Session/Configuration/maximumRedirects``):
+/// Every behaviour keeps HotPotato's redirect rule (see ``Session/Configuration/redirects``):
 /// which statuses are followed, the method and body of the next request, and credentials dropped
 /// on the way to another origin. A ``custom(maximumRedirects:_:)`` closure sees the request that
 /// rule makes, after the credentials were dropped, and decides.

@@ -22,11 +22,13 @@ extension Session {
         public var resourceTimeout: TimeInterval = 7 * 24 * 60 * 60
         /// Headers sent with every request; a request's own headers of the same name win.
         public var headers: HTTPHeaders = [:]
-        /// How many redirects a request follows before failing with
-        /// ``HotPotatoError/Code/tooManyRedirects`` (its `limit` set to this number). Default 10;
-        /// 0 disables redirects (the 3xx response is then handled like any other).
+        /// Whether and how requests follow redirects: ``RedirectBehavior/follow(maximumRedirects:)``
+        /// with a limit of 10 by default (past it the call fails with
+        /// ``HotPotatoError/Code/tooManyRedirects``, its `limit` set); ``RedirectBehavior/doNotFollow``
+        /// handles a 3xx like any other response. A request can set its own with
+        /// ``Request/redirects(_:)``.
         ///
-        /// Both engines follow the same rule:
+        /// Both engines follow the same rule, whatever the behaviour decides within it:
         /// - Only `301`, `302`, `303`, `307` and `308` with a `Location` header are followed, to
         ///   `http` or `https` URLs (`Location` is resolved against the URL that answered). Any
         ///   other status — `300`, `304`, `305`, `306`, or a redirect without `Location` — is the
@@ -36,7 +38,9 @@ extension Session {
         ///   and `302` turn a `POST` into a `GET` without a body and keep other methods; `307` and
         ///   `308` keep the method and send the body again (a body file from its first byte).
         ///   When the body is dropped, so are `Content-Type`, `Content-Length` and
-        ///   `Transfer-Encoding`.
+        ///   `Transfer-Encoding`. A one-shot body (an `AsyncSequence`, an `InputStream`) cannot be
+        ///   sent again: a followed redirect that would keep it fails the call with
+        ///   ``HotPotatoError/Code/bodyNotReplayable``.
         /// - A redirect to another origin — another scheme (including `https` to `http`), host or
         ///   port — drops the `Authorization`, `Proxy-Authorization` and `Cookie` headers, as curl
         ///   and browsers do, for the rest of the chain, wherever they were set: on the request,
@@ -44,16 +48,13 @@ extension Session {
         ///   Same-origin redirects keep them.
         /// - The body of a redirect that is followed never reaches the handler; the response it
         ///   gets, and its ``ResponseHead/url``, are the last one's.
-        ///
-        /// This is ``redirects``' limit: setting it keeps a custom behaviour's closure.
+        public var redirects: RedirectBehavior = .follow()
+        /// The limit of ``redirects``; setting it keeps a custom behaviour's closure.
+        @available(*, deprecated, message: "Set redirects = .follow(maximumRedirects:) (or read redirects.maximumRedirects)")
         public var maximumRedirects: Int {
             get { redirects.maximumRedirects }
             set { redirects.maximumRedirects = newValue }
         }
-        /// Whether and how requests follow redirects: ``RedirectBehavior/follow(maximumRedirects:)``
-        /// with a limit of 10 by default. A request can set its own with ``Request/redirects(_:)``.
-        /// The rule every behaviour keeps is described at ``maximumRedirects``.
-        public var redirects: RedirectBehavior = .follow()
         /// When a failed request is sent again: ``RetryPolicy/never`` by default. A request can
         /// set its own with ``Request/retry(_:)``.
         public var retryPolicy: RetryPolicy = .never

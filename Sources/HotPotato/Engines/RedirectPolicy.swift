@@ -11,36 +11,11 @@ import FoundationNetworking
 /// that response to the handler or sends the request it returns: libcurl on the same easy handle
 /// (so a kept-alive connection is reused), URLSession as a new task on the same session.
 ///
-/// - **Followed:** `301`, `302`, `303`, `307` and `308`, and only with a `Location` header. Any
-///   other status — `300`, `304`, `305`, `306`, or a redirect status without `Location` — is the
-///   final response and goes to the handler like any other.
-/// - **Limit:** at most ``maximumRedirects`` are followed; the next one fails the call with
-///   ``HotPotatoError/Code/tooManyRedirects`` (`limit` set to the maximum, `head` to the
-///   redirect). With a maximum of 0 nothing is followed and the `3xx` goes to the handler.
-/// - **Target:** `Location` is resolved against the URL that answered. Only `http` and `https`
-///   targets are followed: another scheme (`ftp:`, `file:` …) or a `Location` that is not a URL
-///   fails the call with ``HotPotatoError/Code/invalidRequest`` (`head` set to the redirect),
-///   rather than handing the handler a redirect as if it were the content asked for.
-/// - **Method and body:** `303` makes any method but `HEAD` a `GET` without a body. `301` and
-///   `302` make a `POST` a `GET` without a body, as browsers, curl and URLSession do, and keep any
-///   other method with its body. `307` and `308` keep the method and the body (a body file is
-///   sent again from its first byte). Whenever the body is dropped, so are the `Content-Type`,
-///   `Content-Length` and `Transfer-Encoding` request headers. A one-shot body (an
-///   `AsyncSequence`, an `InputStream`) cannot be sent again: a redirect that would keep it (and
-///   that is followed) fails the call with ``HotPotatoError/Code/bodyNotReplayable``, `head` set to
-///   the redirect.
-/// - **Credentials:** when the target's origin differs from the current URL's — another scheme
-///   (so a downgrade from `https` to `http`, or an upgrade), another host (compared
-///   case-insensitively: `localhost` and `127.0.0.1` are different hosts) or another port (80
-///   for `http` and 443 for `https` when none is written) — the `Authorization`,
-///   `Proxy-Authorization` and `Cookie` request headers are removed, whatever their case, as curl
-///   and browsers do. Same-origin redirects keep them. Once removed they stay removed for the rest
-///   of the chain, even if a later redirect leads back to the first origin.
-/// - **Cookies:** with a cookie store (``cookies``), each redirect's `Set-Cookie` is stored before
-///   the next request is made, and every request — the first (``firstRequest(_:)``) and each
-///   redirect's — carries the store's cookies for its own URL, after the caller's `Cookie` header.
-///   The rule above judges the caller's header alone: the store's cookies follow their own
-///   domain rules, so a cookie for host B goes to B when a redirect leads there.
+/// The rule itself — which statuses are followed, where to, with which method, body and
+/// headers, and which credentials are dropped — is stated once, for users, at
+/// ``Session/Configuration/redirects``; this type is that rule in code. The limit is
+/// ``maximumRedirects``; a one-shot body that a followed redirect would keep fails the call with
+/// ``HotPotatoError/Code/bodyNotReplayable``.
 struct RedirectPolicy: Sendable {
     /// The statuses that are followed (with a `Location`).
     static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]

@@ -157,7 +157,7 @@ extension HotPotatoError {
         /// (``Session/Configuration/publicKeyPins``): the connection was closed in the handshake,
         /// before any byte of the request was sent. The reason names the host.
         public static let pinnedKeyMismatch = Code(.pinnedKeyMismatch)
-        /// The redirect limit (``Session/Configuration/maximumRedirects``) was exceeded. Sets
+        /// The redirect limit (``Session/Configuration/redirects``) was exceeded. Sets
         /// `limit` (the maximum) and `head` (the redirect that was one too many).
         public static let tooManyRedirects = Code(.tooManyRedirects)
         /// Any other transport failure. Sets `underlying`.

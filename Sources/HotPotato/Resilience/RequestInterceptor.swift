@@ -28,7 +28,7 @@ import FoundationNetworking
 ///
 /// Both methods are optional: by default a request is sent as it is and not retried. The redirects
 /// of an attempt are not adapted again: each hop follows the redirect rule (see
-/// ``Session/Configuration/maximumRedirects``), which drops credentials on the way to another
+/// ``Session/Configuration/redirects``), which drops credentials on the way to another
 /// origin, whatever an interceptor added.
 public protocol RequestInterceptor: Sendable {
     /// Returns the request to send for the next attempt. Throwing fails the call with the error

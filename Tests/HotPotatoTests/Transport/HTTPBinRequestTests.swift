@@ -263,7 +263,7 @@ import Testing
 
     @Test(arguments: allEngines) func tooManyRedirects(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
-        let session = testSession(engine: engine) { $0.maximumRedirects = 2 }
+        let session = testSession(engine: engine) { $0.redirects = .follow(maximumRedirects: 2) }
         let error = await expectFailure { try await session.get(bin.url("/redirect/3")).asJSON().response() }
         #expect(error?.code == .tooManyRedirects)
         #expect(error?.limit == 2)
@@ -271,7 +271,7 @@ import Testing
 
     @Test(arguments: allEngines) func redirectsCanBeTurnedOff(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
-        let session = testSession(engine: engine) { $0.maximumRedirects = 0 }
+        let session = testSession(engine: engine) { $0.redirects = .follow(maximumRedirects: 0) }
         let error = await expectFailure { try await session.get(bin.url("/redirect/1")).asJSON().response() }
         #expect(error?.code == .unacceptableStatus)
         #expect(error?.status == 302)

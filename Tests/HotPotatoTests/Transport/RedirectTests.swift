@@ -280,7 +280,7 @@ import Testing
     func theLimitIsTheConfiguredOne(engine: Session.Engine) async throws {
         let bin = try await TestServers.httpbin()
         // More than URLSession's own cap of 20 per task.
-        let session = session(engine) { $0.maximumRedirects = 24 }
+        let session = session(engine) { $0.redirects = .follow(maximumRedirects: 24) }
         let response = try await session.get(bin.url("/redirect/24")).asJSON().response()
         #expect(response.url?.path == "/get")
         let error = await expectFailure { try await session.get(bin.url("/redirect/25")).asJSON().response() }
