@@ -22,9 +22,7 @@ extension GetOptions {
     /// `--proxy`'s value as a URL, `http://` when it has no scheme (as curl); `nil` when empty.
     static func proxyURL(_ text: String) throws(UsageError) -> URL? {
         if text.isEmpty { return nil }
-        let full = text.contains("://") ? text : "http://" + text
-        guard let url = URL(string: full), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host?.isEmpty == false else {
+        guard let url = ProxyConfiguration.proxyURL(text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw UsageError("--proxy needs an http:// or https:// proxy URL, like http://proxy.example:3128")
         }
         return url

@@ -68,7 +68,7 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var text = "\(format.rawValue) \(certificate.path)"
         if let key { text += ", key \(key.path)" }
-        if password != nil { text += ", password <redacted>" }
+        if password != nil { text += ", password \(Redaction.placeholder)" }
         return text
     }
 }

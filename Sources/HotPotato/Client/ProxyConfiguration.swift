@@ -80,6 +80,18 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// Direct connections: no proxy, whatever the environment says. The default.
     public static var none: ProxyConfiguration { ProxyConfiguration() }
 
+    /// The environment variables that name proxies, as curl reads them: `http_proxy` (never
+    /// `HTTP_PROXY`, which a CGI request can set from a `Proxy:` header), `https_proxy` or
+    /// `HTTPS_PROXY`, and `all_proxy` or `ALL_PROXY` for either scheme. The one list every
+    /// reader of the environment uses (this configuration, the curl engine's check, URLSession's).
+    static let proxyVariables = (http: ["http_proxy"], https: ["https_proxy", "HTTPS_PROXY"], all: ["all_proxy", "ALL_PROXY"])
+    /// The variables that list the hosts reached directly: `no_proxy` or `NO_PROXY`.
+    static let noProxyVariables = ["no_proxy", "NO_PROXY"]
+    /// Every variable above.
+    static var environmentVariables: [String] {
+        proxyVariables.http + proxyVariables.https + proxyVariables.all + noProxyVariables
+    }
+
     /// The proxies the environment names, read as curl reads them:
     ///
     /// - `http` URLs: `http_proxy`. The upper-case `HTTP_PROXY` is **ignored**, as curl ignores
@@ -99,7 +111,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
     ///   read once, when this is called.
     public static func environment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxyConfiguration {
         /// The first of the variables that is set to something, and its value.
-        func first(_ names: String...) -> (String, String)? {
+        func first(_ names: [String]) -> (String, String)? {
             for name in names {
                 let value = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
                 if !value.isEmpty { return (name, value) }
@@ -107,14 +119,14 @@ public struct ProxyConfiguration: Sendable, Hashable {
             return nil
         }
         var configuration = ProxyConfiguration()
-        let fallback = first("all_proxy", "ALL_PROXY")
-        if let (variable, value) = first("http_proxy") ?? fallback {
+        let fallback = first(proxyVariables.all)
+        if let (variable, value) = first(proxyVariables.http) ?? fallback {
             configuration.httpProxy = configuration.parseProxy(value, scheme: "http", variable: variable)
         }
-        if let (variable, value) = first("https_proxy", "HTTPS_PROXY") ?? fallback {
+        if let (variable, value) = first(proxyVariables.https) ?? fallback {
             configuration.httpsProxy = configuration.parseProxy(value, scheme: "https", variable: variable)
         }
-        configuration.noProxy = Self.entries(first("no_proxy", "NO_PROXY")?.1 ?? "")
+        configuration.noProxy = Self.entries(first(noProxyVariables)?.1 ?? "")
         return configuration
     }
 
@@ -146,11 +158,19 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// Whether no request goes through a proxy: no proxy, and no unusable setting to report.
     var isDirect: Bool { httpProxy == nil && httpsProxy == nil && unusableSettings.isEmpty }
 
-    /// `value` as a proxy URL (`http://` added when it has no scheme); `nil`, noting it for
-    /// `scheme`, when it is not a URL.
+    /// A proxy address as curl reads one: `http://` added when it has no scheme
+    /// (`proxy.example:3128`); `nil` when it is not then a URL with a host. The one reading of a
+    /// proxy address, for the environment's and for a command line's (potato's `--proxy`).
+    public static func proxyURL(_ text: String) -> URL? {
+        let full = text.contains("://") ? text : "http://" + text
+        guard let url = URL(string: full), url.host?.isEmpty == false else { return nil }
+        return url
+    }
+
+    /// `value` as a proxy URL (see ``proxyURL(_:)``); `nil`, noting it for `scheme`, when it is
+    /// not a URL.
     private mutating func parseProxy(_ value: String, scheme: String, variable: String) -> URL? {
-        let text = value.contains("://") ? value : "http://" + value
-        guard let url = URL(string: text), url.host?.isEmpty == false else {
+        guard let url = Self.proxyURL(value) else {
             unusableSettings[scheme] = "\(variable)=\(Redaction.redactingCredentials(inURL: value))"
             return nil
         }

@@ -115,7 +115,7 @@ extension Request {
         if let certificate = configuration.clientCertificate {
             // curl reads `FILE:PASSWORD`: a `:` in the file's name is escaped.
             var value = certificate.certificate.path.replacingOccurrences(of: ":", with: "\\:")
-            if let password = certificate.password { value += ":" + (revealingSecrets ? password : "<redacted>") }
+            if let password = certificate.password { value += ":" + (revealingSecrets ? password : Redaction.placeholder) }
             arguments += ["--cert", shellQuoted(value)]
             if certificate.format == .pkcs12 { arguments += ["--cert-type", "P12"] }
             if let key = certificate.key { arguments += ["--key", shellQuoted(key.path)] }

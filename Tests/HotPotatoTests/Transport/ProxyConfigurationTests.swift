@@ -163,4 +163,16 @@ import Testing
         #expect(!session.get("https://example.com/a").cURLDescription().contains("--proxy"), "no proxy for https")
         #expect(!session.get("http://localhost/a").cURLDescription().contains("--proxy"), "exempted")
     }
+
+    @Test func aProxyAddressIsReadAsCurlReadsIt() {
+        #expect(ProxyConfiguration.proxyURL("proxy.example:3128")?.absoluteString == "http://proxy.example:3128")
+        #expect(ProxyConfiguration.proxyURL("https://user:pw@proxy.example")?.absoluteString == "https://user:pw@proxy.example")
+        #expect(ProxyConfiguration.proxyURL("") == nil)
+        #expect(ProxyConfiguration.proxyURL("http://") == nil)
+        #expect(ProxyConfiguration.proxyURL("not a url") == nil)
+        // The environment's reading is the same.
+        let configuration = ProxyConfiguration.environment(["http_proxy": "proxy.example:3128", "https_proxy": "not a url"])
+        #expect(configuration.httpProxy == ProxyConfiguration.proxyURL("proxy.example:3128"))
+        #expect(configuration.httpsProxy == nil)
+    }
 }

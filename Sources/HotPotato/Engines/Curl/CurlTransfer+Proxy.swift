@@ -65,13 +65,14 @@ extension CurlTransfer {
         return ResponseHead(status: status, headers: [:], url: request.url, requestMethod: request.httpMethod ?? "GET")
     }
 
-    /// Whether the process environment names a proxy that libcurl would use on its own
-    /// (`http_proxy`, `https_proxy`, `HTTPS_PROXY`, `all_proxy`, `ALL_PROXY`). Read for each
-    /// request, since a program may set one later: a few `getenv` calls of literal names, which
-    /// allocate nothing.
+    /// Whether the process environment names a proxy that libcurl would use on its own (one of
+    /// ``ProxyConfiguration``'s proxy variables). Read for each request, since a program may set
+    /// one later: a few `getenv` calls, which allocate nothing.
     static func environmentNamesAProxy() -> Bool {
-        func set(_ value: UnsafeMutablePointer<CChar>?) -> Bool { value.map { $0.pointee != 0 } ?? false }
-        return set(getenv("http_proxy")) || set(getenv("https_proxy")) || set(getenv("HTTPS_PROXY"))
-            || set(getenv("all_proxy")) || set(getenv("ALL_PROXY"))
+        proxyVariableNames.contains { name in getenv(name).map { $0.pointee != 0 } ?? false }
     }
+
+    /// ``ProxyConfiguration``'s proxy variables, without `no_proxy`.
+    private static let proxyVariableNames = ProxyConfiguration.proxyVariables.http + ProxyConfiguration.proxyVariables.https
+        + ProxyConfiguration.proxyVariables.all
 }

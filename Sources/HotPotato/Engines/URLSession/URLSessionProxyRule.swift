@@ -179,7 +179,7 @@ struct URLSessionProxyRule: Sendable {
     /// connection (without copying the whole environment).
     static func processProxyVariables() -> [String: String] {
         var variables: [String: String] = [:]
-        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
+        for name in ProxyConfiguration.environmentVariables {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
         return variables
