@@ -3,10 +3,11 @@ import Foundation
 /// The rules of ``EventStreamReconnection`` as functions of what happened: whether a connection's
 /// end is followed by another, and how long to wait first.
 extension EventStreamReconnection {
-    /// The failures a stream reconnects after.
-    static let reconnectableCodes: Set<HotPotatoError.Code> = [
-        .truncatedBody, .connectionLost, .timedOut, .connectionRefused, .hostNotFound, .transportFailed,
-    ]
+    /// The failures a stream reconnects after: the transient ones a request is retried after
+    /// (``RetryPolicy/transientErrorCodes``, the one list of them), and any other transport
+    /// failure too — a stream that was up is worth opening again, as `EventSource` does, where a
+    /// request that failed is not sent again blindly.
+    static let reconnectableCodes: Set<HotPotatoError.Code> = RetryPolicy.transientErrorCodes.union([.transportFailed])
 
     /// The longest wait ever slept, whatever the properties say (an infinite ``maximumDelay``
     /// must not trap when turned into nanoseconds): a day.
