@@ -312,9 +312,7 @@ final class SoakServer: @unchecked Sendable {
     // MARK: - Sockets
 
     private static func head(_ status: Int, _ headers: [(String, String)]) -> Data {
-        var text = "HTTP/1.1 \(status) Soak\r\nConnection: close\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        return Data((text + "\r\n").utf8)
+        LoopbackConnection.head(status: status, phrase: "Soak", headers: headers)
     }
 
     private static func sendBody(_ connection: Int32, _ body: Data) {

@@ -36,8 +36,9 @@ final class CookieServer: @unchecked Sendable {
         let listenerA = try Self.makeListener(address: 0x7F00_0001)
         let listenerB = try Self.makeListener(address: 0x7F00_0002)
         (portA, portB) = (listenerA.port, listenerB.port)
-        acceptForever(listenerA.descriptor)
-        acceptForever(listenerB.descriptor)
+        for listener in [listenerA.descriptor, listenerB.descriptor] {
+            LoopbackConnection.acceptForever(descriptor: listener) { [self] in serve($0) }
+        }
     }
 
     /// `path` on 127.0.0.1 (or on `host`, resolved to it, like `www.shop.localhost`), with a
@@ -114,20 +115,5 @@ final class CookieServer: @unchecked Sendable {
             throw error
         }
         return (fd, UInt16(bigEndian: socketAddress.sin_port))
-    }
-
-    /// Serves each connection on `listener` on a thread of its own, for the life of the process.
-    private func acceptForever(_ listener: Int32) {
-        Thread { [self] in
-            while true {
-                let connection = Descriptors.accept(listener)
-                guard connection >= 0 else {
-                    if errno == EBADF || errno == EINVAL || errno == ENOTSOCK { return }
-                    if errno != EINTR { usleep(10_000) }
-                    continue
-                }
-                Thread { [self] in serve(connection) }.start()
-            }
-        }.start()
     }
 }

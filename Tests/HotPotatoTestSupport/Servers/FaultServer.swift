@@ -270,9 +270,7 @@ final class FaultServer: @unchecked Sendable {
     }
 
     static func head(status: Int, headers: [String: String]) -> Data {
-        var text = "HTTP/1.1 \(status) Fault\r\nConnection: close\r\n"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
-        return Data((text + "\r\n").utf8)
+        LoopbackConnection.head(status: status, phrase: "Fault", headers: headers)
     }
 
     private static func sendBody(_ connection: Int32, count: Int, json: Bool = false) {

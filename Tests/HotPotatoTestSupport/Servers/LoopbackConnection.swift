@@ -38,9 +38,14 @@ enum LoopbackConnection {
     /// Accepts connections on `listener` for the life of the process, each served on a thread of
     /// its own by `serve` (which closes it).
     static func acceptForever(_ listener: LoopbackSocket, serve: @escaping @Sendable (Int32) -> Void) {
+        acceptForever(descriptor: listener.descriptor, serve: serve)
+    }
+
+    /// ``acceptForever(_:serve:)`` for a listening socket given by its descriptor.
+    static func acceptForever(descriptor listener: Int32, serve: @escaping @Sendable (Int32) -> Void) {
         let thread = Thread {
             while true {
-                let connection = Descriptors.accept(listener.descriptor)
+                let connection = Descriptors.accept(listener)
                 guard connection >= 0 else {
                     // Only a listener that is gone stops the server; a passing shortage of
                     // descriptors or an aborted connection must not end it for later tests.
@@ -52,6 +57,19 @@ enum LoopbackConnection {
             }
         }
         thread.start()
+    }
+
+    /// A response head that closes the connection after the body: the status line (with
+    /// `phrase`), `Connection: close`, then `headers` in the order given.
+    static func head(status: Int, phrase: String, headers: [(String, String)]) -> Data {
+        var text = "HTTP/1.1 \(status) \(phrase)\r\nConnection: close\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+
+    /// ``head(status:phrase:headers:)`` with the fields of a dictionary, sorted by name.
+    static func head(status: Int, phrase: String, headers: [String: String]) -> Data {
+        head(status: status, phrase: phrase, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// Waits up to `seconds`, returning early when the client closes the connection.

@@ -190,8 +190,6 @@ final class RetryServer: @unchecked Sendable {
     }
 
     private static func head(status: Int, headers: [String: String]) -> Data {
-        var text = "HTTP/1.1 \(status) \(StatusPhrases.phrase(for: status) ?? "Status")\r\nConnection: close\r\n"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
-        return Data((text + "\r\n").utf8)
+        LoopbackConnection.head(status: status, phrase: StatusPhrases.phrase(for: status) ?? "Status", headers: headers)
     }
 }
