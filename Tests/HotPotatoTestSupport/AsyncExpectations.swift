@@ -45,6 +45,9 @@ func testSession(
 /// Every engine that can run here: integration tests run against each.
 let allEngines: [Session.Engine] = [.urlSession] + (Session.Engine.curl.isAvailable ? [.curl] : [])
 
+/// ``allEngines`` as potato's `--engine` names them: the potato tests run against each.
+let allEngineNames: [String] = allEngines.map { $0 == .curl ? "curl" : "urlsession" }
+
 /// Runs blocking work (reading big files, waiting for a process) on a thread of its own, so that
 /// it does not hold one of Swift's few cooperative threads and stall the tests running beside it.
 func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

@@ -11,7 +11,7 @@ import Glibc
 /// curl's meaning (`@file`, `@-`, `--data-binary`, `--data-raw`).
 @Suite struct PotatoBodyTests {
     /// The engine names potato takes, for the engines that can run here.
-    static var engines: [String] { allEngines.map { $0 == .curl ? "curl" : "urlsession" } }
+    static var engines: [String] { allEngineNames }
 
     /// Starts potato with `arguments` on the holding server's `path`, runs `action` once the
     /// server has the request's head, releases the server, and waits for potato to exit.

@@ -83,7 +83,7 @@ import Glibc
         #expect(fileSize(scratch.file("b")) == Int64(NginxServer.mediumFileSize))
     }
 
-    @Test(.needsNginx, arguments: ["curl", "urlsession"])
+    @Test(.needsNginx, arguments: allEngineNames)
     func withoutOutputTheBodyGoesToStandardOutput(engine: String) async throws {
         let nginx = try await TestServers.nginx()
         let outcome = try await PotatoProcess.run(["get", nginx.url("small.json").absoluteString, "-v", "--engine", engine])

@@ -10,7 +10,7 @@ import Glibc
 /// call fails), `-b FILE` reads it without writing it, `-b name=value` sends a cookie, and the
 /// old `-c` that meant `--continue` still does where it cannot name a file.
 @Suite(.needsHTTPBin) struct PotatoCookieTests {
-    static let engines = allEngines.map { $0 == .curl ? "curl" : "urlsession" }
+    static let engines = allEngineNames
 
     private func cookies(in outcome: PotatoProcess.Outcome) throws -> [String: String] {
         let json = try JSON(parsing: outcome.output)

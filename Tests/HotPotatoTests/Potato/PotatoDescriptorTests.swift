@@ -10,7 +10,7 @@ import Testing
 /// path. potato is started with only its standard input, output and error, so every other
 /// descriptor it has is its own.
 @Suite struct PotatoDescriptorTests {
-    @Test(arguments: ["curl", "urlsession"]) func everyDescriptorOfADownloadIsCloseOnExec(engine: String) async throws {
+    @Test(arguments: allEngineNames) func everyDescriptorOfADownloadIsCloseOnExec(engine: String) async throws {
         let server = try HoldingServer()
         let scratch = try ScratchDirectory()
         try await expectEveryDescriptorCloseOnExec(

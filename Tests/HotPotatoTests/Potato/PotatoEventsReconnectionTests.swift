@@ -34,7 +34,7 @@ import Glibc
         return outcome
     }
 
-    @Test(arguments: ["curl", "urlsession"], [210, 299])
+    @Test(arguments: allEngineNames, [210, 299])
     func aStatusOtherThan200FailsWithoutPrintingEvents(engine: String, status: Int) async throws {
         let server = try await TestServers.fault()
         let url = server.url("/events?count=3&status=\(status)").absoluteString
@@ -44,7 +44,7 @@ import Glibc
         #expect(outcome.error.contains("HTTP \(status)"), "\(outcome.error)")
     }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func retryResumesAStreamTheServerEndedUntilA204(engine: String) async throws {
         let server = try await TestServers.fault()
         let tag = Self.tag("ended")
@@ -59,7 +59,7 @@ import Glibc
         #expect(try Self.ids(once) == ["1", "2"])
     }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func aReconnectionAnswered503EndsTheCommand(engine: String) async throws {
         let server = try await TestServers.fault()
         let tag = Self.tag("503")
@@ -123,7 +123,7 @@ import Glibc
         #expect(FaultServer.eventRequests(own).first?.headers["cache-control"] == "max-age=0")
     }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func maxSizeCountsTheIDAndTypeOfAnEvent(engine: String) async throws {
         let server = try await TestServers.fault()
         // An `id:`, an `event:` and a data line of a million bytes each: every line is under 1M,

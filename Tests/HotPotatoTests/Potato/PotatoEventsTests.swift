@@ -11,7 +11,7 @@ import Testing
         try outcome.text.split(separator: "\n").map { try JSON(parsing: Data($0.utf8)) }
     }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func eachEventIsOneLineOfJSON(engine: String) async throws {
         let server = try await TestServers.fault()
         let outcome = try await PotatoProcess.run(["get", "--events", server.url("/events?count=3&chunk=9").absoluteString, "--engine", engine])
@@ -27,7 +27,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func retryResumesADroppedStreamWhereItLeftOff(engine: String) async throws {
         let server = try await TestServers.fault()
         let url = server.url("/events?count=7&perConnection=2").absoluteString

@@ -15,7 +15,7 @@ import Glibc
         engine == "curl" ? Int64.max : Int64.max - 1023
     }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func extremeLengthsNeverCrash(engine: String) async throws {
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()
@@ -58,7 +58,7 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: other.path))
     }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func serverTextCannotSteerTheTerminal(engine: String) async throws {
         let server = try await TestServers.fault()
         let escape = "\u{1B}]2;pwned\u{07}\u{1B}[2J"

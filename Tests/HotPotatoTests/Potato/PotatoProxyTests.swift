@@ -30,7 +30,7 @@ import Testing
     }
 
     /// The engine names potato takes, for the engines that can run here.
-    static var engines: [String] { allEngines.map { $0 == .curl ? "curl" : "urlsession" } }
+    static var engines: [String] { allEngineNames }
 
     @Test func helpListsTheProxyOptions() async throws {
         let help = try await PotatoProcess.run(["get", "--help"])

@@ -7,7 +7,7 @@ import Testing
 @Suite struct PotatoRetryTests {
     static func unique(_ label: String) -> String { "\(label)-\(UUID().uuidString.prefix(8))" }
 
-    @Test(arguments: ["curl", "urlsession"])
+    @Test(arguments: allEngineNames)
     func aDownloadCutThreeTimesFinishesByteIdenticalAndVerboseShowsEachAttempt(engine: String) async throws {
         let server = try await TestServers.retry()
         let scratch = try ScratchDirectory()
