@@ -11,7 +11,7 @@ private struct NewItem: Encodable, Sendable { let name: String }
 private struct Item: Decodable, Sendable { let id: Int }
 private struct Problem: Decodable, Sendable { let title: String }
 
-/// README, "Quick start"; the completion handler is in MakingRequests.md, "Run it".
+/// Once README's "Quick start" (now GettingStarted.md and MakingRequests.md); the completion handler is in MakingRequests.md, "Run it".
 private func readmeQuickStart(session: Session, url: URL, token: String) async throws {
     let user = try await session.get("https://api.example.com/users/1").as(User.self, atKeyPath: "data").content
     let json = try await session.get(url).asJSON().content
@@ -38,7 +38,7 @@ private func readmeQuickStart(session: Session, url: URL, token: String) async t
     }
 }
 
-/// README, "A large download to disk, with progress"; the progress sequence and the cancelled
+/// Once README's "A large download to disk, with progress" (now DownloadingToAFile.md); the progress sequence and the cancelled
 /// task are in MakingRequests.md.
 private func readmeDownload(session: Session, url: URL, destination: URL) async throws {
     let call = session.get("https://example.com/big.iso")
@@ -55,7 +55,7 @@ private func readmeDownload(session: Session, url: URL, destination: URL) async 
     print(file)
 }
 
-/// README, "Uploading"; Uploading.md.
+/// Uploading.md (once in the README).
 private func readmeUploading(session: Session, url: URL, videoURL: URL, csv: String, records: [String]) async throws {
     var form = MultipartFormData()
     form.append("spud", name: "name")
@@ -142,7 +142,7 @@ private func readmeJSONAndResuming(session: Session, url: URL, decoder: JSONDeco
     print(json, users, file, FileWriter.partialFileURL(for: destination))
 }
 
-/// README, "Retries, credentials, a view into every request, redirects and proxies" (the proxy
+/// Once README's "Retries, credentials, a view into every request, redirects and proxies" (the proxy
 /// line is in `readmeProxy`); RetryingRequests.md, InterceptorsAndAuthentication.md and
 /// MakingRequests.md.
 private func readmeResilience(url: URL, token: BearerCredential, refresh: @escaping @Sendable (BearerCredential?) async throws -> BearerCredential) async throws {
@@ -168,7 +168,7 @@ private func readmeResilience(url: URL, token: BearerCredential, refresh: @escap
 private struct Delta: Decodable, Sendable { let text: String }
 private struct Prompt: Encodable, Sendable { let text: String }
 
-/// README, "Server-Sent Events", and StreamingEvents.md.
+/// StreamingEvents.md (once in the README).
 private func readmeEvents(session: Session, url: URL, prompt: Prompt) async throws {
     for try await delta in session.post(url).body(json: prompt).streamEvents(decoding: Delta.self) {
         print(delta.text, terminator: "")
@@ -188,7 +188,7 @@ private func readmeEvents(session: Session, url: URL, prompt: Prompt) async thro
     print(summary.eventCount, summary.lastEventID)
 }
 
-/// README, "Cookies", and Cookies.md.
+/// Cookies.md (once in the README).
 private func readmeCookies(loginURL: URL, meURL: URL, pw: String) async throws {
     var configuration = Session.Configuration()
     let session = Session()
@@ -203,7 +203,7 @@ private func readmeCookies(loginURL: URL, meURL: URL, pw: String) async throws {
     print(jar.cookies(for: meURL), jar.cookieHeader(for: meURL) ?? "")
 }
 
-/// README, "Retries, credentials …" (the pins line), and SecurityAndTransportOptions.md.
+/// SecurityAndTransportOptions.md.
 private func readmeTransportControls(url: URL, secret: String, currentKey: String, nextKey: String, apiKey: String) async throws {
     var configuration = Session.Configuration()
     configuration.publicKeyPins = try PublicKeyPins(forEveryHost: ["sha256//…"])
