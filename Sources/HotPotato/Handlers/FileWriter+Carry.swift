@@ -37,9 +37,7 @@ extension FileWriter: ResumingHandler {
         guard let carried, let info = carried.info, info.url == requestURL, let validator = info.validator,
               let size = (try? POSIXFile.status(carried.descriptor)).map({ Int64($0.st_size) }), size > 0
         else { return }
-        request.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
-        request.setValue(validator, forHTTPHeaderField: "If-Range")
-        requested = .rest(from: size, info: info)
+        askForRest(&request, from: size, validator: validator, info: info)
     }
 
     /// Writes on at the end of the carried file, which must still hold `offset` bytes.
@@ -55,14 +53,10 @@ extension FileWriter: ResumingHandler {
             throw fileError(
                 .resumeMismatch, "The bytes kept from the attempt before changed; they were discarded.", path: destination.path)
         }
-        output = file.output
-        descriptor = file.descriptor
-        if case .named(let url) = file.output { temporaryURL = url }
         carriedInfo = file.info
-        partialIsComplete = complete
-        resumedFrom = offset
-        bytesOnDisk = offset
-        if complete { expectedFileSize = offset }
+        var named: URL?
+        if case .named(let url) = file.output { named = url }
+        writeOn(file.output, descriptor: file.descriptor, temporaryURL: named, at: offset, complete: complete)
     }
 
     /// Starts the body over in a new temporary file (a `200`, or another full answer), and

@@ -46,9 +46,28 @@ extension FileWriter {
             _ = adaptResumedSegments(&request, lease: lease, info: info)
             return
         }
-        request.setValue("bytes=\(lease.sizeAtStart)-", forHTTPHeaderField: "Range")
+        askForRest(&request, from: lease.sizeAtStart, validator: validator, info: info)
+    }
+
+    /// Asks for the rest of a file of which `offset` bytes are kept — from a resumable partial
+    /// file or from the attempt before (the two stores of a continuation) — with `Range` and
+    /// `If-Range`, and notes what was asked for.
+    func askForRest(_ request: inout URLRequest, from offset: Int64, validator: String, info: PartialDownload.Info) {
+        request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
         request.setValue(validator, forHTTPHeaderField: "If-Range")
-        requested = .rest(from: lease.sizeAtStart, info: info)
+        requested = .rest(from: offset, info: info)
+    }
+
+    /// Writes on after the `offset` bytes kept in `descriptor` (the answer continued them;
+    /// `complete` when they were already all of it), whichever store held them.
+    func writeOn(_ output: Output, descriptor: Int32, temporaryURL: URL?, at offset: Int64, complete: Bool) {
+        self.output = output
+        self.descriptor = descriptor
+        if let temporaryURL { self.temporaryURL = temporaryURL }
+        partialIsComplete = complete
+        resumedFrom = offset
+        bytesOnDisk = offset
+        if complete { expectedFileSize = offset }
     }
 
     /// Takes the partial file's lock, or stops keeping a partial file when its name cannot be used.
@@ -120,13 +139,7 @@ extension FileWriter {
                 .resumeMismatch, "The partial file \(partialFileURL.path) changed during the request; it was discarded.",
                 path: partialFileURL.path, underlying: error)
         }
-        output = .partial
-        descriptor = lease.descriptor
-        temporaryURL = partialFileURL
-        partialIsComplete = complete
-        resumedFrom = offset
-        bytesOnDisk = offset
-        if complete { expectedFileSize = offset }
+        writeOn(.partial, descriptor: lease.descriptor, temporaryURL: partialFileURL, at: offset, complete: complete)
     }
 
     /// Accepts a `206` only when it is provably what was asked for; see ``FileWriter``.
