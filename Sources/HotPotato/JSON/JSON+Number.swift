@@ -46,7 +46,10 @@ extension JSON {
         /// Creates a number from its JSON text, such as `"-12.5e3"`, or returns `nil` when the
         /// text is not a JSON number (RFC 8259: no leading `+`, no leading zeros, no bare `.`).
         public init?(text: String) {
-            guard JSONNumberSyntax.isValid(Array(text.utf8)[...]) else { return nil }
+            // Checked by the parser, the one home of the number grammar: the text must be one JSON
+            // number and nothing around it (the parser would skip whitespace).
+            guard let first = text.utf8.first, let last = text.utf8.last, ![0x20, 0x09, 0x0A, 0x0D].contains(first),
+                  ![0x20, 0x09, 0x0A, 0x0D].contains(last), case .number? = try? JSON(parsing: text) else { return nil }
             storage = .text(text)
         }
 

@@ -8,6 +8,16 @@ import Testing
         "list": [1, 2.5, "three", nil as JSON? ?? .null, false],
     ]
 
+    /// `JSON.Number(text:)` takes exactly the RFC 8259 number grammar, as the parser reads it.
+    @Test func aNumbersTextIsCheckedByTheGrammar() {
+        for valid in ["0", "-0", "12", "-12.5e3", "1E+2", "1e-2", "0.5", "123456789012345678901234567890"] {
+            #expect(JSON.Number(text: valid) != nil, "\(valid)")
+        }
+        for invalid in ["", "+1", "01", "-01", ".5", "5.", "1e", "1e+", "--1", "0x10", "1 ", " 1", "1,", "NaN", "Infinity", "1.2.3", "[1]", "\"1\""] {
+            #expect(JSON.Number(text: invalid) == nil, "\(invalid)")
+        }
+    }
+
     @Test func keyPaths() {
         #expect(Self.value["user.name"] == "Ada")
         #expect(Self.value["user.followers.0.name"] == "Grace")
