@@ -69,10 +69,13 @@ extension CurlTransfer {
     /// ``ProxyConfiguration``'s proxy variables). Read for each request, since a program may set
     /// one later: a few `getenv` calls, which allocate nothing.
     static func environmentNamesAProxy() -> Bool {
-        proxyVariableNames.contains { name in getenv(name).map { $0.pointee != 0 } ?? false }
+        proxyVariableNames.value.contains { name in getenv(name).map { $0.pointee != 0 } ?? false }
     }
 
-    /// ``ProxyConfiguration``'s proxy variables, without `no_proxy`.
-    private static let proxyVariableNames = ProxyConfiguration.proxyVariables.http + ProxyConfiguration.proxyVariables.https
-        + ProxyConfiguration.proxyVariables.all
+    /// ``ProxyConfiguration``'s proxy variables, without `no_proxy`, as C strings made once: a
+    /// `String` argument to `getenv` would be copied to a C string (a malloc) at every call, five
+    /// a request.
+    private static let proxyVariableNames = UncheckedSendable(
+        (ProxyConfiguration.proxyVariables.http + ProxyConfiguration.proxyVariables.https + ProxyConfiguration.proxyVariables.all)
+            .map { UnsafePointer<CChar>(strdup($0)!) })
 }
