@@ -91,6 +91,18 @@ public struct Cookie: Sendable, Hashable {
         return matches(target, at: date)
     }
 
+    /// `cookies` (each with the order it was found in) in the order a `Cookie` header lists
+    /// them (RFC 6265 §5.4): longer paths first, then earlier creation, then the order found.
+    /// The one statement of that order, for every store.
+    static func inSendingOrder(_ cookies: [(cookie: Cookie, order: Int)]) -> [Cookie] {
+        cookies.sorted { a, b in
+            let (left, right) = (a.cookie.path.utf8.count, b.cookie.path.utf8.count)
+            if left != right { return left > right }
+            if a.cookie.createdAt != b.cookie.createdAt { return a.cookie.createdAt < b.cookie.createdAt }
+            return a.order < b.order
+        }.map(\.cookie)
+    }
+
     /// ``isSent(to:at:)`` for a URL already taken apart.
     func matches(_ target: CookieTarget, at date: Date) -> Bool {
         if isSecure && !target.isSecure { return false }

@@ -30,13 +30,7 @@ struct CookieJarState {
                 found.append((cookie, found.count))
             }
         }
-        found.sort { a, b in
-            let (left, right) = (a.cookie.path.utf8.count, b.cookie.path.utf8.count)
-            if left != right { return left > right }
-            if a.cookie.createdAt != b.cookie.createdAt { return a.cookie.createdAt < b.cookie.createdAt }
-            return a.order < b.order
-        }
-        return found.map(\.cookie)
+        return Cookie.inSendingOrder(found)
     }
 
     /// Keeps `cookie`, replacing the one of its key (whose creation date it takes). A cookie set

@@ -32,13 +32,7 @@ final class HTTPCookieStorageAdapter: CookieStoring, @unchecked Sendable {
             let cookie = Cookie(stored)
             if cookie.matches(target, at: now) { found.append((cookie, found.count)) }
         }
-        found.sort { a, b in
-            let (left, right) = (a.cookie.path.utf8.count, b.cookie.path.utf8.count)
-            if left != right { return left > right }
-            if a.cookie.createdAt != b.cookie.createdAt { return a.cookie.createdAt < b.cookie.createdAt }
-            return a.order < b.order
-        }
-        return found.map(\.cookie)
+        return Cookie.inSendingOrder(found)
     }
 
     /// Keeps at most ``CookieJar/Limits/maximumCookiesPerDomain`` cookies of one response (its

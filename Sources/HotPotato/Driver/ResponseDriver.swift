@@ -124,13 +124,7 @@ public final class ResponseDriver<Handler: ContentHandler> {
             } catch is BodyComplete {
                 // The handler has all it wants of the body (one part of a file fetched over
                 // several connections): it finishes now, and the transport stops.
-                do {
-                    let content = try handler.finish()
-                    state = .done
-                    result = .success(content)
-                } catch {
-                    fail(with: wrap(error))
-                }
+                finishHandler()
                 return false
             } catch {
                 var failure = wrap(error)
@@ -170,13 +164,7 @@ public final class ResponseDriver<Handler: ContentHandler> {
             if let failure = truncation() {
                 fail(with: failure)
             } else {
-                do {
-                    let content = try handler.finish()
-                    state = .done
-                    result = .success(content)
-                } catch {
-                    fail(with: wrap(error))
-                }
+                finishHandler()
             }
         case .done:
             break
@@ -273,6 +261,17 @@ public final class ResponseDriver<Handler: ContentHandler> {
         guard case .collectingErrorBody(var rejection, let kept) = state else { return }
         rejection.errorBody = ErrorBody(data: kept, isTruncated: truncated, contentType: head?.contentType)
         fail(with: rejection)
+    }
+
+    /// Finishes the handler: its content is the result, or its error the failure.
+    private func finishHandler() {
+        do {
+            let content = try handler.finish()
+            state = .done
+            result = .success(content)
+        } catch {
+            fail(with: wrap(error))
+        }
     }
 
     private func fail(with error: HotPotatoError) {

@@ -20,10 +20,17 @@ enum POSIXFile {
 
     /// Writes all of `bytes`, retrying after interruptions and short writes.
     static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        try writeAll(bytes) { base, count, _ in write(descriptor, base, count) }
+    }
+
+    /// Calls `write` with what is left of `bytes` (and how far in it is) until all is written,
+    /// again after an interruption or a short write.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, _ write: (UnsafeRawPointer, Int, Int64) -> Int) throws {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
+        var done: Int64 = 0
         while remaining > 0 {
-            let written = write(descriptor, base, remaining)
+            let written = write(base, remaining, done)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw currentError()
@@ -31,26 +38,14 @@ enum POSIXFile {
             if written == 0 { throw POSIXError(.EIO) }
             base += written
             remaining -= written
+            done += Int64(written)
         }
     }
 
     /// Writes all of `bytes` at `offset` (`pwrite`: the descriptor's own offset does not move),
     /// retrying after interruptions and short writes.
     static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        guard var base = bytes.baseAddress else { return }
-        var remaining = bytes.count
-        var offset = offset
-        while remaining > 0 {
-            let written = pwrite(descriptor, base, remaining, off_t(offset))
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw currentError()
-            }
-            if written == 0 { throw POSIXError(.EIO) }
-            base += written
-            remaining -= written
-            offset += Int64(written)
-        }
+        try writeAll(bytes) { base, count, done in pwrite(descriptor, base, count, off_t(offset + done)) }
     }
 
     static func setMode(_ descriptor: Int32, _ mode: mode_t) throws {
