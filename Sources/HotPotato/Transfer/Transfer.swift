@@ -308,18 +308,18 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// that no handler call follows, and leaves the rest to ``deliver(_:)``.
     private func settleIfDone(_ aftermath: inout Aftermath) {
         guard let result = driver.result else { return }
-        aftermath.stopEngine = flags.withLock { flags -> (@Sendable () -> Void)? in
+        let (stopEngine, phases, connection) = flags.withLock { flags in
             flags.finished = true
             flags.pendingFailure = nil
             defer { flags.stopEngine = nil }
-            return flags.stopEngine
+            return (flags.stopEngine, flags.phases, flags.connection)
         }
+        aftermath.stopEngine = stopEngine
         let outcome: Completion<Handler.Content>.Outcome
         switch result {
         case .success(let content):
             let head = driver.head ?? ResponseHead(status: 0)
-            let measured = flags.withLock { ($0.phases, $0.connection) }
-            let timings = TransferTimings(start: start, head: headTime, total: elapsed, phases: measured.0, connection: measured.1)
+            let timings = TransferTimings(start: start, head: headTime, total: elapsed, phases: phases, connection: connection)
             outcome = .success(Response(head: head, content: content, timings: timings))
         case .failure(let error):
             outcome = .failure(error)

@@ -24,8 +24,10 @@ extension CurlTransfer {
             if let password = certificate.password { string(Int32(HP_CURLOPT_KEYPASSWD), password) }
         }
         // Each request of a redirect chain is configured afresh: each host's own pins.
-        if url.scheme?.lowercased() == "https", let host = url.host, let pins = configuration.publicKeyPins?.curlValue(forHost: host) {
-            string(Int32(HP_CURLOPT_PINNEDPUBLICKEY), pins)
+        // The pins first: a session without any reads nothing of the URL.
+        if let pins = configuration.publicKeyPins, url.scheme?.lowercased() == "https", let host = url.host,
+           let value = pins.curlValue(forHost: host) {
+            string(Int32(HP_CURLOPT_PINNEDPUBLICKEY), value)
         }
         if let socket = configuration.unixSocketPath { string(Int32(HP_CURLOPT_UNIX_SOCKET_PATH), socket) }
         if let local = configuration.localAddress { string(Int32(HP_CURLOPT_INTERFACE), local) }
