@@ -119,11 +119,6 @@ final class SegmentedDownload: @unchecked Sendable {
         reportedPrefix = plan.contiguousPrefix
     }
 
-    /// The bytes on disk or arriving, of the whole file: the download's progress.
-    var progress: TransferProgress {
-        lock.withLock { TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length) }
-    }
-
     /// Starts: the first connection takes the part that begins at `offset` (where its response
     /// begins), and the others are asked for. Returns the first connection's writer.
     func start(primaryAt offset: Int64) throws -> SegmentWriter {
@@ -136,6 +131,7 @@ final class SegmentedDownload: @unchecked Sendable {
             _ = plan.assign(0, startingAt: offset, now: Self.now)
             workerSources[0] = (0, Self.now)
             sources.firstConnectionStarted()
+            launcher.progress.report(TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length), force: true)
         }
         saveRecordNow()
         advance()
@@ -169,14 +165,18 @@ final class SegmentedDownload: @unchecked Sendable {
     /// one lock: were they two steps, a part released in between could make a worker whose
     /// claim fell short look unfinished, and the bytes it was not granted would be dropped while
     /// its next bytes were written where those belonged.
+    ///
+    /// The progress is reported under the lock too: reported after it, a count taken by one
+    /// worker could reach the reporter after a larger one taken later by another — or after the
+    /// final report of the whole file — and progress would go backwards. (The reporter only
+    /// takes its own lock and queues the callbacks: nothing it does waits on this lock.)
     func claim(_ worker: Int, count: Int) -> (granted: Int, finished: Bool) {
-        let (granted, finished, progress) = lock.withLock { () -> (Int, Bool, TransferProgress?) in
-            guard case .running = state else { return (0, true, nil) }
+        lock.withLock {
+            guard case .running = state else { return (0, true) }
             let granted = plan.claim(worker, count: count)
-            return (granted, plan.isFinished(worker), TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length))
+            launcher.progress.report(TransferProgress(bytesReceived: plan.bytesReceived, expectedBytes: length))
+            return (granted, plan.isFinished(worker))
         }
-        if let progress { launcher.progress.report(progress) }
-        return (granted, finished)
     }
 
     func wrote(_ worker: Int, upTo offset: Int64) {

@@ -177,7 +177,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
                 let (sum, overflow) = declared.addingReportingOverflow(progressOffset)
                 return overflow ? .max : sum
             }
-            if more { aftermath.report = (currentProgress(driver), true) }
+            if more, let progress = currentProgress(driver) { aftermath.report = (progress, true) }
             return more
         }
         return more == true && !isFinished
@@ -186,7 +186,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     func receive(_ chunk: Data) -> Bool {
         let more = withHandler { driver, aftermath in
             let more = driver.receive(chunk)
-            if more { aftermath.report = (currentProgress(driver), false) }
+            if more, let progress = currentProgress(driver) { aftermath.report = (progress, false) }
             return more
         }
         return more == true && !isFinished
@@ -205,7 +205,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
                 chunkBuffer.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
                 more = driver.receive(chunkBuffer)
             }
-            if more { aftermath.report = (currentProgress(driver), false) }
+            if more, let progress = currentProgress(driver) { aftermath.report = (progress, false) }
             return more
         }
         return more == true && !isFinished
@@ -219,7 +219,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     func end() {
         withHandler { driver, aftermath in
             let result = driver.finish()
-            if case .success = result { aftermath.report = (currentProgress(driver), true) }
+            if case .success = result, let progress = currentProgress(driver) { aftermath.report = (progress, true) }
         }
     }
 
@@ -361,9 +361,11 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         aftermath.stopEngine?()
     }
 
-    /// Called under the handler lock, once per chunk: no header parsing here.
-    private func currentProgress(_ driver: ResponseDriver<Handler>) -> TransferProgress {
-        if let segments = (resuming as? FileWriter)?.segments { return segments.progress }
+    /// Called under the handler lock, once per chunk: no header parsing here. `nil` for the first
+    /// connection of a download over several: the download reports the whole file's progress
+    /// itself, under its own lock, so that no connection's count overtakes another's.
+    private func currentProgress(_ driver: ResponseDriver<Handler>) -> TransferProgress? {
+        if (resuming as? FileWriter)?.segments != nil { return nil }
         return TransferProgress(bytesReceived: progressOffset + driver.bytesReceived, expectedBytes: expectedBytes)
     }
 }

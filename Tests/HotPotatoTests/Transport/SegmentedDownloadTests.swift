@@ -57,9 +57,11 @@ import Testing
         let name = "split-\(UUID().uuidString)"
         let destination = scratch.file("file.bin")
         let progress = Locked([TransferProgress]())
+        let queue = DispatchQueue(label: "progress")
         let file = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&chunk=65536&delayMs=5"))
-            .onProgress { value in progress.withLock { $0.append(value) } }
+            .onProgress(queue: queue) { value in progress.withLock { $0.append(value) } }
             .downloadToFile(at: destination, connections: 4).content
+        await drain(queue)  // the updates are on their way, queued before the call completed
         #expect(file == destination.standardizedFileURL)
         try expectPattern(destination)
         let requests = FaultServer.rangeRequests(name)
