@@ -36,12 +36,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// Guarded by `handlerLock`: the buffer borrowed chunks are copied into for handlers that may
     /// keep them.
     private var chunkBuffer = Data()
-    private let borrowsChunks: Bool
-    /// Whether the handler takes the body in bulk (see ``prefersLargeChunks``).
-    private let prefersLargeReads: Bool
-    /// The handler as a ``ResumingHandler``, if it is one: asked at each head where its response
-    /// continues the body.
-    private let resuming: (any ResumingHandler)?
+    /// What the handler can do, read once (see ``HandlerCapabilities``).
+    private let capabilities: HandlerCapabilities
+    /// ``HandlerCapabilities/runsOnlyLibraryCode``, and no head callback of the caller's.
     private let onlyLibraryCode: Bool
     /// ``Request/onHead(queue:_:)``'s callback.
     private let onHead: (@Sendable (ResponseHead) -> Void)?
@@ -87,21 +84,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         self.onHead = onHead
         self.cookies = cookies
         self.finishesProgress = finishesProgress
-        borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
-        prefersLargeReads = handler is FileWriter || handler is StreamWriter || handler is SegmentHandler
-            || (handler is SelectiveDiscarder<Void> && !(handler is any HoldableDeliveries))
-        resuming = handler as? any ResumingHandler
-        onlyLibraryCode = onHead == nil && Self.runsOnlyLibraryCode(handler)
-    }
-
-    /// Whether `handler` runs HotPotato's code only, quickly, on a small body: it is exactly one
-    /// of the classes behind `.asData()`, `.asString()`, `.asJSON()` and `.asJSONDocument()` —
-    /// not a subclass, whose overrides are the caller's code, and not a `Decodable` type's
-    /// parser, whose `init(from:)` is.
-    private static func runsOnlyLibraryCode(_ handler: Handler) -> Bool {
-        let type = ObjectIdentifier(Swift.type(of: handler))
-        return type == ObjectIdentifier(Accumulator<Data>.self) || type == ObjectIdentifier(StringConverter<String>.self)
-            || type == ObjectIdentifier(JSONParser<JSON>.self) || type == ObjectIdentifier(JSONParser<JSONDocument>.self)
+        capabilities = HandlerCapabilities(of: handler)
+        onlyLibraryCode = onHead == nil && capabilities.runsOnlyLibraryCode
     }
 
     var runsOnlyLibraryCode: Bool {
@@ -122,14 +106,14 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
 
     /// Whether the handler takes the body in bulk: a file, a stream, or nowhere.
     var prefersLargeChunks: Bool {
-        prefersLargeReads
+        capabilities.prefersLargeReads
     }
 
     /// Hands the handler, if it asks (``HoldableDeliveries``), the engine's way to hold this
     /// transfer's deliveries. Called by the engine before the first event.
     func allowHoldingDeliveries(_ hold: any DeliveryHold) {
         handlerLock.lock()
-        (driver.handler as? any HoldableDeliveries)?.allowHoldingDeliveries(hold)
+        capabilities.holding?.allowHoldingDeliveries(hold)
         handlerLock.unlock()
     }
 
@@ -148,7 +132,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     var allowsAnotherAttempt: Bool {
         handlerLock.lock()
         defer { handlerLock.unlock() }
-        return (driver.handler as? any AttemptBoundHandler)?.allowsAnotherAttempt ?? true
+        return capabilities.attemptBound?.allowsAnotherAttempt ?? true
     }
 
     var isFinished: Bool {
@@ -170,7 +154,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         let more = withHandler { driver, aftermath in
             headTime = elapsed
             let more = driver.receive(head: head)
-            progressOffset = resuming?.resumedFrom ?? 0
+            progressOffset = capabilities.resuming?.resumedFrom ?? 0
             // Saturating: the declared length is the server's, and a resumed download's offset is
             // added to it (a Content-Length of 2^63 - 1 must not trap).
             expectedBytes = head.declaredBodyLength.map { declared in
@@ -195,7 +179,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     func receive(borrowing bytes: UnsafeRawBufferPointer) -> Bool {
         let more = withHandler { driver, aftermath in
             let more: Bool
-            if borrowsChunks, let base = bytes.baseAddress {
+            if capabilities.borrowsChunks, let base = bytes.baseAddress {
                 // HotPotato's own handlers never keep a chunk: lend them the engine's bytes.
                 more = driver.receive(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
             } else {
@@ -365,7 +349,7 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// connection of a download over several: the download reports the whole file's progress
     /// itself, under its own lock, so that no connection's count overtakes another's.
     private func currentProgress(_ driver: ResponseDriver<Handler>) -> TransferProgress? {
-        if (resuming as? FileWriter)?.segments != nil { return nil }
+        if (capabilities.resuming as? FileWriter)?.segments != nil { return nil }
         return TransferProgress(bytesReceived: progressOffset + driver.bytesReceived, expectedBytes: expectedBytes)
     }
 }

@@ -35,6 +35,12 @@ import Testing
         }
     }
 
+    /// The layout the reuse depends on is checked, not assumed (``KeyedContainerReuse``); on the
+    /// toolchains HotPotato supports the check passes, so the reuse (and the tests below) run.
+    @Test func theContainersLayoutIsCheckedAndHolds() {
+        #expect(KeyedContainerReuse.isSupported, "KeyedDecodingContainer is no longer one reference: containers are made afresh")
+    }
+
     @Test func containersHeldAtOnceReadTheirOwnObjects() throws {
         let data = Data(#"[{"v":1,"x":{"v":2},"y":{"v":3}},{"v":4,"x":{"v":5},"y":{"v":6}}]"#.utf8)
         let held = try JSON.decode([Held].self, from: data)

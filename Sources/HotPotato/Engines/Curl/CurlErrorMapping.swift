@@ -5,10 +5,11 @@ enum CurlErrorMapping {
     /// The ending of a transfer that failed with `code`: a failure, or, for libcurl's
     /// `CURLE_PARTIAL_FILE`, a body that ended early, which ``ResponseDriver`` turns into
     /// ``HotPotatoError/Code/truncatedBody`` (the cause's reason is libcurl's message).
-    static func map(code: Int32, message: String) -> CurlTransfer.Ending {
+    static func map(code: Int32, message: String) -> TransferEnding {
         if code == Int32(HP_CURLE_PARTIAL_FILE) {
-            return .endedEarly(HotPotatoError(
-                .transportFailed, reason: message, underlying: CurlError(code: Int(code), message: message)))
+            return .endedEarly(
+                HotPotatoError(.transportFailed, reason: message, underlying: CurlError(code: Int(code), message: message)),
+                onlyIfShort: false)
         }
         return .failure(error(code: code, message: message))
     }

@@ -381,13 +381,13 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// Keeps the handle of a transfer that is off the multi handle for another, and queues the
     /// ending for the delivering thread.
-    private func retire(_ transfer: CurlTransfer, ending: CurlTransfer.Ending, handle: UnsafeMutableRawPointer? = nil) {
+    private func retire(_ transfer: CurlTransfer, ending: TransferEnding, handle: UnsafeMutableRawPointer? = nil) {
         if let handle { recycle(handle) }
         end(transfer, ending)
     }
 
     /// Queues `transfer`'s ending: it is no longer the loop's.
-    private func end(_ transfer: CurlTransfer, _ ending: CurlTransfer.Ending) {
+    private func end(_ transfer: CurlTransfer, _ ending: TransferEnding) {
         lock.lock()
         transferCount -= 1
         lock.unlock()

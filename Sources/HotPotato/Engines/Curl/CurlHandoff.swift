@@ -25,7 +25,7 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
         case head(ResponseHead)
         case body(Data)
         /// The last event: how the transfer ended.
-        case ending(CurlTransfer.Ending)
+        case ending(TransferEnding)
     }
 
     /// Body bytes queued before the transfer is paused.

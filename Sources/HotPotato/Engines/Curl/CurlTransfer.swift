@@ -119,25 +119,6 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// How a transfer ended, to be reported to the sink after its last event.
-    enum Ending {
-        case settled
-        case end
-        case failure(HotPotatoError)
-        /// The body ended early (see ``TransferSink/bodyEndedEarly(_:onlyIfShort:)``).
-        case endedEarly(HotPotatoError)
-
-        /// Tells `sink` how the transfer ended.
-        func report(to sink: any TransferSink) {
-            switch self {
-            case .settled: break
-            case .end: sink.end()
-            case .failure(let error): sink.fail(error)
-            case .endedEarly(let cause): sink.bodyEndedEarly(cause, onlyIfShort: false)
-            }
-        }
-    }
-
     // MARK: - Any thread
 
     /// Asks the loop to stop the transfer (its handler said stop, or its call was settled).
@@ -168,7 +149,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// After a perform that ended with `result`: the ending, or `nil` when a redirect is to be
     /// followed, and the handle has been reset and configured for it by ``begin(on:)``.
-    func conclude(_ result: Int32) -> Ending? {
+    func conclude(_ result: Int32) -> TransferEnding? {
         guard let handle else { return .settled }
         connectionsMade += Self.connectionsMade(by: handle)
         guard let next = pendingRedirect, shouldFollow(after: result) else {
@@ -208,7 +189,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The ending of a transfer the engine stopped (it was cancelled or its handler said stop),
     /// as a callback that aborts it would have.
-    func stopped() -> Ending {
+    func stopped() -> TransferEnding {
         let ending = handle == nil ? .settled : ending(for: Int32(HP_CURLE_WRITE_ERROR))
         end()
         return ending
@@ -244,9 +225,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// The ending of a transfer the loop stopped for moving nothing for longer than its timeout.
-    func timedOut() -> Ending {
+    func timedOut() -> TransferEnding {
         idleTimedOut = true
-        let ending: Ending = sink.isFinished ? .settled : .failure(idleTimeoutError(Int32(HP_CURLE_OPERATION_TIMEDOUT)))
+        let ending: TransferEnding = sink.isFinished ? .settled : .failure(idleTimeoutError(Int32(HP_CURLE_OPERATION_TIMEDOUT)))
         end()
         return ending
     }
@@ -381,13 +362,13 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    private func ending(for result: Int32) -> Ending {
+    private func ending(for result: Int32) -> TransferEnding {
         if sink.isFinished { return .settled }
         if let redirectFailure { return .failure(redirectFailure) }
         if let bodyFailure { return .failure(bodyFailure) }
         if result == Int32(HP_CURLE_OK) {
             if !headDelivered, !deliverHead() { return .settled }
-            return .end
+            return .finished
         }
         if idleTimedOut, result == Int32(HP_CURLE_ABORTED_BY_CALLBACK) { return .failure(idleTimeoutError(result)) }
         return failure(for: result)
@@ -406,9 +387,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     @inline(never)
-    private func failure(for result: Int32) -> Ending {
+    private func failure(for result: Int32) -> TransferEnding {
         if !headDelivered, let handle, let refusal = refusedTunnelHead(handle) {
-            return deliverHead(refusal) ? .end : .settled
+            return deliverHead(refusal) ? .finished : .settled
         }
         let detail = String(cString: errorBuffer)
         let message = detail.isEmpty ? CurlLibrary.describe(result) : detail

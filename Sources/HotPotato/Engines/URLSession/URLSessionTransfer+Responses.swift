@@ -6,7 +6,7 @@ import FoundationNetworking
 // What URLSession reports, in HotPotato's terms: a response as a ``ResponseHead``, a failed task
 // as an ending for the sink.
 extension URLSessionTransfer {
-    func ending(for error: any Error) -> Ending {
+    func ending(for error: any Error) -> TransferEnding {
         // A body that could not be read (or sent again) is why the task failed.
         if let failure = state.withLock({ $0.bodyStream?.failure }) { return .failure(failure) }
         let mapped = URLErrorMapping.map(error, secrets: proxyRule.proxySettings())

@@ -43,7 +43,7 @@ extension URLSessionTransfer {
     /// then hands chunks back to the delegate queue.
     private func drainSpill(_ spill: SpillBuffer, spilled: DispatchSemaphore) {
         while !sink.isFinished {
-            enum Next { case read(SpillBuffer.Block), end(Ending), drained }
+            enum Next { case read(SpillBuffer.Block), end(TransferEnding), drained }
             let next: Next = state.withLock { state in
                 if let block = spill.oldest() { return .read(block) }
                 if let ending = state.ending { return .end(ending) }

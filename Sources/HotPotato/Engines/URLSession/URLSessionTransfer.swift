@@ -39,13 +39,6 @@ final class URLSessionTransfer: @unchecked Sendable {
         let spilled = DispatchSemaphore(value: 0)
     }
 
-    enum Ending {
-        case success
-        case failure(HotPotatoError)
-        /// The body ended early, or may have (see ``TransferSink/bodyEndedEarly(_:onlyIfShort:)``).
-        case endedEarly(HotPotatoError, onlyIfShort: Bool)
-    }
-
     /// How many chunks pass between two samples of the delegate queue's backlog.
     static let sampleInterval = 8
     /// The size of the blocks the consumer reads back from the spill file.
@@ -88,7 +81,7 @@ final class URLSessionTransfer: @unchecked Sendable {
         /// one, the request's `httpBody` is sent.
         var body: RequestBody?
         var mode = Mode.direct
-        var ending: Ending?
+        var ending: TransferEnding?
         var stopped = false
         var redirects = 0
         var hasHead = false
@@ -202,14 +195,14 @@ final class URLSessionTransfer: @unchecked Sendable {
     }
 
     func didComplete(_ error: (any Error)?) {
-        let ending: Ending
+        let ending: TransferEnding
         let held = takeHeldResponse()
         if let error {
             ending = self.ending(for: error)
         } else {
             if let held { deliverHead(of: held) }
             deliverUnreportedHead()
-            ending = .success
+            ending = .finished
         }
         let spilling = state.withLock { state -> Bool in
             guard case .spilling = state.mode else { return false }
@@ -245,15 +238,11 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     // MARK: - Endings
 
-    func deliver(_ ending: Ending) {
+    func deliver(_ ending: TransferEnding) {
         // The request body goes first: its files are closed (and a one-shot body's claim released)
         // before the caller hears the outcome.
         letGoOfBody()
-        switch ending {
-        case .success: sink.end()
-        case .failure(let error): sink.fail(error)
-        case .endedEarly(let cause, let onlyIfShort): sink.bodyEndedEarly(cause, onlyIfShort: onlyIfShort)
-        }
+        ending.report(to: sink)
         releaseFromEngine()
     }
 

@@ -8,7 +8,7 @@ extension JSONTapeDecoder {
         let state = KeyedContainerState(
             object: object, last: end(of: object), hint: hintSlot(for: object), usesLookup: usesLookup, smallStrings: smallStrings)
         let keyType = ObjectIdentifier(Key.self)
-        if let block = containerBlock {
+        if KeyedContainerReuse.isSupported, let block = containerBlock {
             var index = containerCount - 1
             while index >= 0 {
                 let slot = block + index
@@ -29,7 +29,9 @@ extension JSONTapeDecoder {
         slot.initialize(to: ReusableKeyedContainer(keyType: keyType, box: nil, state: state))
         containerCount += 1
         let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, state: slot.pointer(to: \.state)!))
-        slot.pointee.box = unsafeBitCast(container, to: AnyObject.self)
+        // Kept for reuse only where the layout was checked (see ``KeyedContainerReuse``); a slot
+        // without a box is never given out again.
+        if KeyedContainerReuse.isSupported { slot.pointee.box = unsafeBitCast(container, to: AnyObject.self) }
         return container
     }
 

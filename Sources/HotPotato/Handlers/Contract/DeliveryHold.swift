@@ -10,12 +10,3 @@ protocol DeliveryHold: AnyObject, Sendable {
     /// Delivers again what waits, and what comes.
     func release()
 }
-
-/// A handler that can hold its transfer back (see ``DeliveryHold``) when the engine lets it —
-/// rather than blocking the thread delivering its chunks, which another transfer may need, or
-/// setting bytes aside.
-protocol HoldableDeliveries: AnyObject {
-    /// The engine lets this handler hold its deliveries with `hold`. Called before the first
-    /// event of each attempt (a retried call gets a new one).
-    func allowHoldingDeliveries(_ hold: any DeliveryHold)
-}

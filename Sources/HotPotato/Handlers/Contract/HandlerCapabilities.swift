@@ -1,0 +1,69 @@
+import Foundation
+
+/// What a handler can do beyond ``ContentHandler``, read once, when its transfer is made, into
+/// one value the transfer consults for every event — rather than a cast at each use.
+///
+/// A handler declares a capability by conforming to its protocol: the public ones
+/// (``ChunkBorrowing``, ``RequestAdapting``, ``GatedContentHandler``) are open to a handler of
+/// your own; the internal ones below are HotPotato's handlers' alone. The flags that are not
+/// protocols (bulk reads, library code only) are read from the handler's class.
+struct HandlerCapabilities {
+    /// The handler may be lent the engine's bytes for the length of a call (``ChunkBorrowing``).
+    let borrowsChunks: Bool
+    /// The handler takes the body in bulk — a file, a stream, or nowhere — so large reads are
+    /// worth their buffer.
+    let prefersLargeReads: Bool
+    /// The handler is exactly one of the classes behind `.asData()`, `.asString()`, `.asJSON()`
+    /// and `.asJSONDocument()`: it runs HotPotato's code only, quickly, and a small response may
+    /// be delivered on the engine's thread or the caller's.
+    let runsOnlyLibraryCode: Bool
+    /// The handler continues a body across the attempts of a call (``ResumingHandler``).
+    let resuming: (any ResumingHandler)?
+    /// The handler holds its deliveries rather than block a thread (``HoldableDeliveries``).
+    let holding: (any HoldableDeliveries)?
+    /// The handler may forbid another attempt after a failed one (``AttemptBoundHandler``).
+    let attemptBound: (any AttemptBoundHandler)?
+
+    init(of handler: some ContentHandler) {
+        borrowsChunks = (handler as? any ChunkBorrowing)?.receivesBorrowedChunks ?? false
+        holding = handler as? any HoldableDeliveries
+        prefersLargeReads = handler is FileWriter || handler is StreamWriter || handler is SegmentHandler
+            || (handler is SelectiveDiscarder<Void> && holding == nil)
+        resuming = handler as? any ResumingHandler
+        attemptBound = handler as? any AttemptBoundHandler
+        let type = ObjectIdentifier(Swift.type(of: handler))
+        // Not a subclass, whose overrides are the caller's code, and not a `Decodable` type's
+        // parser, whose `init(from:)` is.
+        runsOnlyLibraryCode = type == ObjectIdentifier(Accumulator<Data>.self) || type == ObjectIdentifier(StringConverter<String>.self)
+            || type == ObjectIdentifier(JSONParser<JSON>.self) || type == ObjectIdentifier(JSONParser<JSONDocument>.self)
+    }
+}
+
+/// A handler whose work a new attempt of its call could not start over: an element stream that
+/// has parsed body bytes, whose consumer may hold elements already. The attempt loop retries a
+/// failed attempt only while its handler allows it (see ``RetryPolicy``).
+protocol AttemptBoundHandler: AnyObject {
+    /// Whether a failed attempt may be followed by another, with a new handler of the same call.
+    var allowsAnotherAttempt: Bool { get }
+}
+
+/// A handler that can continue a body across the attempts of one call (a retried download),
+/// rather than start over: the attempt loop (`AttemptLoop`) gives each attempt's handler the
+/// same ``AttemptCarry``, and progress counts from where each response starts.
+protocol ResumingHandler: AnyObject {
+    /// The body offset at which the current response continues what the handler already holds.
+    var resumedFrom: Int64 { get }
+    /// Keeps the partial body in `carry` between the attempts of a call, if the handler does not
+    /// keep it anyway (a resumable download has a partial file of its own). Called before
+    /// ``RequestAdapting/adapt(_:)``.
+    func keepPartialAcrossAttempts(in carry: AttemptCarry)
+}
+
+/// A handler that can hold its transfer back (see ``DeliveryHold``) when the engine lets it —
+/// rather than blocking the thread delivering its chunks, which another transfer may need, or
+/// setting bytes aside.
+protocol HoldableDeliveries: AnyObject {
+    /// The engine lets this handler hold its deliveries with `hold`. Called before the first
+    /// event of each attempt (a retried call gets a new one).
+    func allowHoldingDeliveries(_ hold: any DeliveryHold)
+}
