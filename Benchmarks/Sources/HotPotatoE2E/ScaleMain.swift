@@ -15,6 +15,8 @@ enum ScaleMain {
         var only: String?
         /// The clients to run (`hp-curl`, `hp-urlsession`, `urlsession`, `ahc`); all when nil.
         var clients: Set<String>?
+        /// Where to write the charts (``ScaleCharts``); none when nil.
+        var charts: String?
     }
 
     /// Runs the selected scenarios; the Markdown report.
@@ -42,6 +44,7 @@ enum ScaleMain {
         if let authority = nginx?.certificateAuthority { setenv("HOTPOTATO_E2E_CA", authority, 1) }
         let orchestrator = ScaleOrchestrator(runs: plan.runs, server: server, selfPath: selfPath, log: log)
         var report = "### Machine\n\n" + ScaleReport.preamble(runs: plan.runs, serverHosts: plan.hosts)
+        var sections: [(ScaleScenario, [ScaleResult])] = []
         for scenario in plan.scenarios(port: server.port, tlsPort: nginx?.tlsPort)
         where options.only.map({ scenario.title.contains($0) }) ?? true {
             let needed = FileLimit.needed(forConnections: scenario.job.count)
@@ -53,7 +56,12 @@ enum ScaleMain {
                 continue
             }
             log("\(scenario.title):")
-            report += ScaleReport.markdown(scenario, try orchestrator.run(scenario.keeping(options.clients)))
+            let results = try orchestrator.run(scenario.keeping(options.clients))
+            sections.append((scenario, results))
+            report += ScaleReport.markdown(scenario, results)
+        }
+        if let charts = options.charts {
+            for name in try ScaleCharts.write(sections, to: charts) { log("chart: \(charts)/\(name)") }
         }
         return report
     }

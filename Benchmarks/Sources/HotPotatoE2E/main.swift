@@ -1,9 +1,9 @@
 // hotpotato-e2e: HotPotato against its peers, end to end, in one run.
 //
-//   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--ahc PATH | --no-ahc]
+//   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--charts DIR] [--ahc PATH | --no-ahc]
 //   hotpotato-e2e case NAME URL DESTINATION COUNT      (one case, in a child process)
 //   hotpotato-e2e --scale [--smoke] [--runs N] [--streams N] [--fanout N] [--only TEXT]
-//                 [--clients hp-curl,hp-urlsession,urlsession,ahc] [--output FILE.md] [--ahc PATH | --no-ahc]
+//                 [--clients hp-curl,hp-urlsession,urlsession,ahc] [--output FILE.md] [--charts DIR] [--ahc PATH | --no-ahc]
 //                                                      (the scale scenarios: see ScaleMain)
 //   hotpotato-e2e scale CLIENT key=value…              (one scale case, in a child process)
 //
@@ -62,7 +62,8 @@ if arguments.contains("--scale") {
         let options = ScaleMain.Options(
             smoke: arguments.contains("--smoke"), runs: value(after: "--runs").flatMap(Int.init),
             streams: value(after: "--streams").flatMap(Int.init), fanOut: value(after: "--fanout").flatMap(Int.init),
-            only: only, clients: value(after: "--clients").map { Set($0.split(separator: ",").map(String.init)) })
+            only: only, clients: value(after: "--clients").map { Set($0.split(separator: ",").map(String.init)) },
+            charts: value(after: "--charts"))
         let report = try ScaleMain.run(options, companions: companions, selfPath: selfPath, log: log)
         print(report, terminator: "")
         if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }
@@ -99,6 +100,9 @@ do {
         + "### All cases\n\n" + Report.summary(sections) + "\n### By scenario\n\n" + details
     print(report, terminator: "")
     if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }
+    if let chartsPath = value(after: "--charts") {
+        for name in try RunCharts.write(sections, to: chartsPath) { log("chart: \(chartsPath)/\(name)") }
+    }
 } catch {
     log("error: \(error)")
     exit(1)
