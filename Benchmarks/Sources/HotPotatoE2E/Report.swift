@@ -62,6 +62,28 @@ enum Report {
         return text
     }
 
+    /// The first screen of BENCHMARKS.md: one row a scenario — HotPotato's default engine
+    /// (libcurl, or the scenario's first HotPotato row), its rate and peak memory, and its speed
+    /// as a ratio to each peer doing the same job.
+    static func overview(_ sections: [(Scenario, [CaseResult])]) -> String {
+        var text = "| Scenario | HotPotato | Rate | Peak RSS (MiB) | Speed ratio to each peer (above 1×: HotPotato is faster) |\n"
+            + "|---|---|--:|--:|---|\n"
+        for (scenario, results) in sections {
+            let ours = results.filter(\.spec.isHotPotato)
+            guard let row = ours.first(where: { $0.spec.label.contains("libcurl") }) ?? ours.first else { continue }
+            func rate(_ result: CaseResult) -> Double {
+                scenario.unit == .throughput ? result.mibPerSecond : result.requestsPerSecond
+            }
+            let unit = scenario.unit == .throughput ? "MiB/s" : "req/s"
+            let peers = results.filter { !$0.spec.isHotPotato }
+            let ratios = peers.isEmpty ? "—" : peers.map { String(format: "**%.2f×** %@", rate(row) / rate($0), $0.spec.label) }
+                .joined(separator: "; ")
+            text += "| \(scenario.title) | \(row.spec.label) | " + String(format: "%.0f %@ | %.1f | ", rate(row), unit, row.peakRSSMiB)
+                + ratios + " |\n"
+        }
+        return text
+    }
+
     /// The machine and tools the run used.
     static func machine() -> String {
         func firstLine(_ path: String, _ key: String) -> String {

@@ -97,7 +97,8 @@ do {
         details += Report.markdown(scenario, results)
     }
     let report = "### Machine\n\n\(Report.machine())\n\nRuns per case: \(plan.runs), interleaved; medians.\n\n"
-        + "### All cases\n\n" + Report.summary(sections) + "\n### By scenario\n\n" + details
+        + "### Overview\n\n" + Report.overview(sections)
+        + "\n### All cases\n\n" + Report.summary(sections) + "\n### By scenario\n\n" + details
     print(report, terminator: "")
     if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }
     if let chartsPath = value(after: "--charts") {

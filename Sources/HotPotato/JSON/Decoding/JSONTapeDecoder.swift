@@ -81,7 +81,7 @@ final class JSONTapeDecoder: JSONDecodingEngine {
     /// Made up front, unlike ``keyHints``, although most decodings never use it: with the slots
     /// made on first use, decoding the string-heavy benchmark document over and over took 19.2 k
     /// page faults per run rather than 3.5 k (glibc then returned the freed strings' heap to the
-    /// system after each run) and about 20 % more cycles. See BENCHMARKS.md, "Page faults".
+    /// system after each run) and about 20 % more cycles. See `Benchmarks/history/2026-11-log.md`, "Page faults".
     var lookups = [(object: Int, table: [JSONMemberName: Int])?](repeating: nil, count: lookupSlots)
     static let lookupSlots = 16
     /// Whether each type decoded so far is an array HotPotato decodes itself.
