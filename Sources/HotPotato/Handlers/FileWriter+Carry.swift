@@ -2,13 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A download that is not resumable, retried by its call: each attempt continues the bytes the
 /// attempt before received, with `Range` and `If-Range`, in the same temporary file (see

@@ -130,7 +130,11 @@ final class NginxServer: Sendable {
             worker_processes 1;
             error_log \(directory.path)/logs/error.log;
             pid \(directory.path)/nginx.pid;
-            events { worker_connections 512; }
+            # Room for every test of a parallel run at once, with the connections their sessions
+            # keep alive: at its limit nginx closes idle kept-alive connections, and a request
+            # that had just been sent on one must then be sent again, or waits.
+            worker_rlimit_nofile 16384;
+            events { worker_connections 8192; }
             http {
                 access_log off;
                 sendfile on;

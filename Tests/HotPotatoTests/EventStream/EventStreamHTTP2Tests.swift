@@ -16,14 +16,25 @@ import Testing
         // task waits for another request on the same session first: were the multiplexed
         // connection held back with the stream, it would never complete (the session's idle
         // timeout would fail it).
-        let other = try await session.get(URL(string: base + "/small.json")!).asJSON().response()
+        let other: Response<JSON>
+        do {
+            other = try await session.get(URL(string: base + "/small.json")!).asJSON().response()
+        } catch {
+            Issue.record("the other request, while the stream was held, failed: \(error)")
+            throw error
+        }
         #expect(other.httpVersion == .http2)
         #expect(other.content["name"] == "HotPotato")
         var seen = 1
         var outOfOrder = 0
-        while let event = try await iterator.next() {
-            seen += 1
-            if event.id != String(seen) { outOfOrder += 1 }
+        do {
+            while let event = try await iterator.next() {
+                seen += 1
+                if event.id != String(seen) { outOfOrder += 1 }
+            }
+        } catch {
+            Issue.record("the stream, read again after the other request, failed after \(seen) events: \(error)")
+            throw error
         }
         #expect(seen == NginxServer.eventCount)
         #expect(outOfOrder == 0)

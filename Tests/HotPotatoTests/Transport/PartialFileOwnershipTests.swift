@@ -32,12 +32,19 @@ import Glibc
         #expect(arrived)
         let partialBefore = PartialDownload(destination: destination).dataSize()
         #expect(partialBefore != nil, "the first download holds its partial file")
+        let inodeBefore = POSIXFile.linkStatus(partial.dataURL.path)?.st_ino
         let second = await expectFailure {
             try await session.get(url).downloadToFile(at: destination, resumable: true).response()
         }
         #expect(second?.code == .destinationBusy, "\(String(describing: second))")
         #expect(second?.path == FileWriter.partialFileURL(for: destination).path)
-        #expect(PartialDownload(destination: destination).dataSize() == partialBefore, "the partial was not touched")
+        // Untouched by the second: the same file, not shorter, and still a prefix of the body. (The
+        // first download may still be writing the bytes it received before the server's hold, so
+        // its size may have grown meanwhile.)
+        #expect(POSIXFile.linkStatus(partial.dataURL.path)?.st_ino == inodeBefore, "the partial was not replaced")
+        let partialAfter = try Data(contentsOf: partial.dataURL)
+        #expect(Int64(partialAfter.count) >= partialBefore ?? 0, "the partial was not truncated")
+        #expect(FaultServer.jsonLines(count: count).starts(with: partialAfter), "the partial is still a prefix of the body")
         FaultServer.openGate(gate)
         let file = try await first.response().content
         #expect(try Data(contentsOf: file) == FaultServer.jsonLines(count: count))
