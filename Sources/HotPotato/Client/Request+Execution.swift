@@ -39,13 +39,15 @@ extension Request {
     public func start() -> Call<Handler.Content> {
         let configuration = session.configuration
         let retryPolicy = options.retryPolicy ?? configuration.retryPolicy
-        if retryPolicy.mayRetry || !configuration.interceptors.isEmpty || !options.interceptors.isEmpty
-            || !configuration.eventMonitors.isEmpty {
-            let monitors = EventMonitors(configuration.eventMonitors, method: spec.method, url: spec.url)
-            var observers = options.progressObservers
-            if let monitorObserver = monitors?.progressObserver { observers.append(monitorObserver) }
-            let progress = ProgressReporter(
-                interval: configuration.progressInterval, observers: observers, uploadObservers: options.uploadProgressObservers)
+        let attempts = retryPolicy.mayRetry || !configuration.interceptors.isEmpty || !options.interceptors.isEmpty
+            || !configuration.eventMonitors.isEmpty
+        // Monitors watch a call through its attempt loop; a call without one has none.
+        let monitors = attempts ? EventMonitors(configuration.eventMonitors, method: spec.method, url: spec.url) : nil
+        var observers = options.progressObservers
+        if let monitorObserver = monitors?.progressObserver { observers.append(monitorObserver) }
+        let progress = ProgressReporter(
+            interval: configuration.progressInterval, observers: observers, uploadObservers: options.uploadProgressObservers)
+        if attempts {
             // Attempts, adapted and retried, each with a handler of its own.
             let loop = AttemptLoop(
                 request: self, retryPolicy: retryPolicy, interceptors: configuration.interceptors + options.interceptors,
@@ -57,9 +59,6 @@ extension Request {
             return Call(completion: loop.completion, progress: progress, cancel: { cancellable.cancel() })
         }
         // One attempt: no task, no await between the caller and the engine.
-        let progress = ProgressReporter(
-            interval: configuration.progressInterval, observers: options.progressObservers,
-            uploadObservers: options.uploadProgressObservers)
         let transfer = makeTransfer(progress: progress, onHead: options.headCallback, finishesProgress: true)
         let sink: any TransferSink = transfer
         let call = Call(completion: transfer.completion, progress: progress, cancel: { sink.cancel() })

@@ -125,8 +125,7 @@ extension Request {
         checksum: Checksum? = nil,
         onlyIfChanged: Bool = false,
         keepsRemoteTime: Bool = false,
-        connections: Int = 1,
-        mirrors: [URL] = []
+        connections: Int = 1, mirrors: [URL] = []
     ) -> Request<FileWriter> {
         replacingHandler {
             FileWriter(

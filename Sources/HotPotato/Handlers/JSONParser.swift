@@ -323,8 +323,7 @@ extension JSONParser where Content == JSONDocument {
     @_disfavoredOverload
     public convenience init(
         atKeyPath keyPath: String? = nil,
-        emptyBodyPolicy: EmptyBodyPolicy = .fail,
-        parsingOptions: JSONParsingOptions = JSONParsingOptions(),
+        emptyBodyPolicy: EmptyBodyPolicy = .fail, parsingOptions: JSONParsingOptions = JSONParsingOptions(),
         gate: ResponseGate = .json,
         maximumBodySize: Int64 = HandlerDefaults.maximumBodySize
     ) {

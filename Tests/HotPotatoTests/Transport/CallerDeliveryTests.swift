@@ -98,29 +98,38 @@ import Darwin
     @Test func aJSONTransferIsDeliveredOnTheAwaitingCallersThread() async throws {
         let transfer = Transfer(handler: JSONParser<JSON>(), errorBodyLimit: 1024, progress: ProgressReporter(interval: 1))
         #expect(!transfer.deliverOnCaller(Job {}), "nobody awaits yet")
-        let handingThread = Locked<pthread_t?>(nil)
         let deliveringThread = Locked<pthread_t?>(nil)
-        let waiter = Task { await transfer.completion.wait() }
+        /// Whether the job ran inside `deliverOnCaller`, on the thread handing it off.
+        let handingOff = Locked(false)
+        let ranWhileHandingOff = Locked(false)
+        let waiter = Task { () -> (Completion<JSON>.Outcome, pthread_t) in
+            let outcome = await transfer.completion.wait()
+            // No suspension between the job and here: the thread that resumed the caller.
+            return (outcome, pthread_self())
+        }
         let handed = try await offThePool {
-            handingThread.withLock { $0 = pthread_self() }
             for _ in 0..<10_000 {
+                handingOff.withLock { $0 = true }
                 let taken = transfer.deliverOnCaller(Job {
                     deliveringThread.withLock { $0 = pthread_self() }
+                    if handingOff.withLock({ $0 }) { ranWhileHandingOff.withLock { $0 = true } }
                     _ = transfer.receive(head: ResponseHead(status: 200, headers: ["Content-Type": "application/json"]))
                     _ = transfer.receive(Data(#"{"a":[1,2]}"#.utf8))
                     transfer.end()
                 })
+                handingOff.withLock { $0 = false }
                 if taken { return true }
                 usleep(1000)
             }
             return false
         }
         #expect(handed)
-        let document = try await waiter.value.get().content
+        let (outcome, resumed) = await waiter.value
+        let document = try outcome.get().content
         #expect(document.objectValue?["a"]?.arrayValue?.count == 2)
-        let handing = try #require(handingThread.withLock { $0 })
         let delivering = try #require(deliveringThread.withLock { $0 })
-        #expect(pthread_equal(handing, delivering) == 0, "the response was delivered on the thread that handed it off")
+        #expect(!ranWhileHandingOff.withLock { $0 }, "the response was delivered inside the hand-off, on the thread handing it off")
+        #expect(pthread_equal(resumed, delivering) != 0, "the response was delivered on the thread that resumed the caller")
 
         let caller = Transfer(handler: JSONParser<[Int]>(decoding: [Int].self), errorBodyLimit: 1024, progress: ProgressReporter(interval: 1))
         let callerWaiter = Task { await caller.completion.wait() }
