@@ -89,6 +89,11 @@ enum CaseRunner {
     private static func hotPotato(_ job: String, engine: Session.Engine, url: URL, destination: URL, count: Int) async throws -> (Int64, Int) {
         var configuration = Session.Configuration()
         configuration.requestTimeout = 120
+        // An experiment's knob, never set by the plan: how many download lanes the libcurl
+        // engine runs (`Session.Configuration.downloadLanes`, default 4).
+        if let lanes = ProcessInfo.processInfo.environment["HOTPOTATO_E2E_DOWNLOAD_LANES"].flatMap(Int.init) {
+            configuration.downloadLanes = lanes
+        }
         if job.hasSuffix("burst") {
             // Over HTTPS, with the default limits: at most `maximumConnectionsPerHost` (8)
             // HTTP/1.1 connections, the rest waiting in line, as AsyncHTTPClient keeps to its own.

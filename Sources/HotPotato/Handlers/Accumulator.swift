@@ -55,6 +55,9 @@ open class Accumulator<Content>: SelectiveDiscarder<Content> {
     /// `Accumulator` itself, which copies every chunk it is given (see ``ChunkBorrowing``).
     open override var receivesBorrowedChunks: Bool { type(of: self) == Accumulator<Content>.self }
 
+    /// An accumulator keeps the body: small reads bound what a small or idle transfer holds.
+    override var readsInBulk: Bool { false }
+
     /// Gates the response, refuses a `Content-Length` above the limit, and sizes the buffer for
     /// the declared length.
     open override func prepare(for head: ResponseHead) throws {

@@ -81,6 +81,14 @@ open class SelectiveDiscarder<Content>: ContentHandler, ChunkBorrowing {
     /// unless it overrides this to return `true`.
     open var receivesBorrowedChunks: Bool { type(of: self) == SelectiveDiscarder<Content>.self }
 
+    /// Whether the body goes through this handler in bulk — written, hashed, counted, passed on —
+    /// rather than kept whole or held open a long time: the libcurl engine then reads it in large
+    /// reads (see ``HandlerCapabilities/prefersLargeReads``). `true` for the family's streaming
+    /// members and for a subclass of `SelectiveDiscarder` of yours; an ``Accumulator`` (and so
+    /// every in-memory handler) and an ``EventStreamParser`` say `false`. Internal: a subclass
+    /// outside HotPotato inherits its superclass's answer.
+    var readsInBulk: Bool { true }
+
     /// Records the head, runs ``validate(_:)``, and refuses a declared length over
     /// ``maximumBodySize``. Subclasses that override it call `super` first.
     open func prepare(for head: ResponseHead) throws {

@@ -104,9 +104,16 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         try driver.adapt(&request)
     }
 
-    /// Whether the handler takes the body in bulk: a file, a stream, or nowhere.
+    /// Whether the handler takes the body in bulk: a file, a stream, nowhere, or through a
+    /// streaming handler of the caller's.
     var prefersLargeChunks: Bool {
         capabilities.prefersLargeReads
+    }
+
+    /// Whether the download may run in a lane of its own (see
+    /// ``HandlerCapabilities/suitsDownloadLane``).
+    var suitsDownloadLane: Bool {
+        capabilities.suitsDownloadLane
     }
 
     /// Hands the handler, if it asks (``HoldableDeliveries``), the engine's way to hold this

@@ -36,6 +36,9 @@ protocol TransferSink: AnyObject, Sendable {
     /// Whether the handler takes the body in bulk (a file, a stream, discarded), so that large
     /// reads are worth their buffer.
     var prefersLargeChunks: Bool { get }
+    /// Whether the transfer may run in a download lane of its own (libcurl engine): one of
+    /// HotPotato's bulk handlers.
+    var suitsDownloadLane: Bool { get }
     /// Whether every event of the transfer runs HotPotato's own code only — a built-in in-memory
     /// handler, no head callback — quickly and without blocking, so that an engine may deliver a
     /// small response that arrived whole on its own I/O thread instead of handing it to another.
@@ -62,6 +65,9 @@ extension TransferSink {
 
     /// Small reads, unless the sink says otherwise.
     var prefersLargeChunks: Bool { false }
+
+    /// No lane, unless the sink says otherwise.
+    var suitsDownloadLane: Bool { false }
 
     /// The caller's code may run, unless the sink says otherwise.
     var runsOnlyLibraryCode: Bool { false }

@@ -151,11 +151,32 @@ private final class BlockingAccumulator: Accumulator<Data>, @unchecked Sendable 
         #expect(!events.prefersLargeChunks && !events.runsOnlyLibraryCode)
         let scratch = try ScratchDirectory()
         let file = transfer(FileWriter(destination: scratch.file("f.bin")))
-        #expect(file.prefersLargeChunks && !file.runsOnlyLibraryCode)
+        #expect(file.prefersLargeChunks && file.suitsDownloadLane && !file.runsOnlyLibraryCode)
+        // A streaming subclass of the caller's reads in bulk, on the session's loop (no lane: its
+        // requests may count on the session's connections); in-memory handlers and event-stream
+        // parsers, subclassed or not, keep small reads.
+        let counting = transfer(ByteCounter())
+        #expect(counting.prefersLargeChunks && !counting.suitsDownloadLane)
+        #expect(!transfer(JSONParser<JSON>()).prefersLargeChunks && !transfer(LineCounter()).prefersLargeChunks)
+        #expect(!transfer(EventStreamParser(onEvent: { _ in })).prefersLargeChunks)
+        #expect(!events.suitsDownloadLane)
         #expect(transfer(JSONParser<JSON>()).runsOnlyLibraryCode)
         #expect(transfer(Accumulator<Data>()).runsOnlyLibraryCode)
         #expect(!transfer(JSONParser<[Int]>(decoding: [Int].self)).runsOnlyLibraryCode, "a Decodable type's init(from:) is the caller's code")
         let withHead = Transfer(handler: JSONParser<JSON>(), errorBodyLimit: 1024, progress: progress, onHead: { _ in })
         #expect(!withHead.runsOnlyLibraryCode, "a head callback is the caller's code")
     }
+}
+
+/// A streaming handler of a caller's: counts the body's bytes.
+private final class ByteCounter: SelectiveDiscarder<Int64> {
+    private var count: Int64 = 0
+    init() { super.init() }
+    override func receive(_ chunk: Data) throws { count += Int64(chunk.count) }
+    override func finish() throws -> Int64 { count }
+}
+
+/// An in-memory handler of a caller's.
+private final class LineCounter: Accumulator<Int> {
+    override func content(from body: Data) throws -> Int { body.filter { $0 == 10 }.count }
 }

@@ -48,7 +48,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
             return {}
         }
         // A session-wide rate limit is shared on the one loop: no lanes then.
-        let lane = sink.prefersLargeChunks && configuration.receiveRateLimit == nil ? lanes.first { $0.reserve() } : nil
+        let lane = sink.suitsDownloadLane && configuration.receiveRateLimit == nil ? lanes.first { $0.reserve() } : nil
         let loop = lane ?? loop
         let transfer = CurlTransfer(
             request: request, body: body, sink: sink, configuration: configuration, redirects: redirects, loop: loop)

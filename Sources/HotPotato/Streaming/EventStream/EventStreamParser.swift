@@ -55,6 +55,9 @@ open class EventStreamParser: SelectiveDiscarder<EventStreamSummary> {
     /// The scanner copies what it keeps of a chunk: HotPotato's own class may be lent chunks.
     open override var receivesBorrowedChunks: Bool { type(of: self) == EventStreamParser.self }
 
+    /// An event stream is open for long and mostly idle: its transfer keeps libcurl's small buffer.
+    override var readsInBulk: Bool { false }
+
     /// Handles one event; by default calls ``onEvent``. Throw to fail the response.
     open func receive(event: ServerSentEvent) throws {
         try onEvent?(event)
