@@ -10,8 +10,10 @@ import Testing
 
     @Test(arguments: allEngines) func printsWhatTheReadmeShows(engine: Session.Engine) async throws {
         let nginx = try await TestServers.nginx()
+        // Atomically: the other engine's case writes the same file while nginx may be serving it
+        // (written in place, a reader could find it truncated and empty).
         try Data(#"{"items":[{"name":"spud","kg":2.5},{"name":"russet","kg":1}]}"#.utf8)
-            .write(to: nginx.root.appendingPathComponent("potatoes.json"))
+            .write(to: nginx.root.appendingPathComponent("potatoes.json"), options: .atomic)
         var printed: [String] = []
 
         // The example, its URLs those of the test server and `print` collected.
