@@ -27,4 +27,9 @@ protocol ElementStreamParsing: AnyObject, Sendable {
 
     /// How many elements were handed over: the index of the element a failure belongs to.
     var elementsEmitted: Int { get }
+
+    /// Whether the format's bodies arrive a little at a time over a long life (an event stream),
+    /// so that a transfer is better served by a small read buffer than a large one: memory per
+    /// open stream matters more than reads per second.
+    static var arrivesSparsely: Bool { get }
 }

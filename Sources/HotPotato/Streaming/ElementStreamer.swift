@@ -34,6 +34,9 @@ extension ElementStreamer: HoldableDeliveries {
     func allowHoldingDeliveries(_ hold: any DeliveryHold) {
         state.allowHoldingDeliveries(hold)
     }
+
+    /// As the stream's format says (``ElementStreamParsing/arrivesSparsely``).
+    var arrivesSparsely: Bool { Parser.arrivesSparsely }
 }
 
 extension ElementStreamer: AttemptBoundHandler {

@@ -110,6 +110,11 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         capabilities.prefersLargeReads
     }
 
+    /// Whether the body arrives a little at a time (see ``HandlerCapabilities/prefersSmallReads``).
+    var prefersSmallReads: Bool {
+        capabilities.prefersSmallReads
+    }
+
     /// Whether the download may run in a lane of its own (see
     /// ``HandlerCapabilities/suitsDownloadLane``).
     var suitsDownloadLane: Bool {

@@ -36,6 +36,9 @@ protocol TransferSink: AnyObject, Sendable {
     /// Whether the handler takes the body in bulk (a file, a stream, discarded), so that large
     /// reads are worth their buffer.
     var prefersLargeChunks: Bool { get }
+    /// Whether the body arrives a little at a time over a long life (an event stream), so that a
+    /// small read buffer serves the transfer and costs less memory while it is open.
+    var prefersSmallReads: Bool { get }
     /// Whether the transfer may run in a download lane of its own (libcurl engine): one of
     /// HotPotato's bulk handlers.
     var suitsDownloadLane: Bool { get }
@@ -65,6 +68,9 @@ extension TransferSink {
 
     /// Small reads, unless the sink says otherwise.
     var prefersLargeChunks: Bool { false }
+
+    /// Ordinary reads, unless the sink says otherwise.
+    var prefersSmallReads: Bool { false }
 
     /// No lane, unless the sink says otherwise.
     var suitsDownloadLane: Bool { false }

@@ -160,6 +160,13 @@ private final class BlockingAccumulator: Accumulator<Data>, @unchecked Sendable 
         #expect(!transfer(JSONParser<JSON>()).prefersLargeChunks && !transfer(LineCounter()).prefersLargeChunks)
         #expect(!transfer(EventStreamParser(onEvent: { _ in })).prefersLargeChunks)
         #expect(!events.suitsDownloadLane)
+        // An event stream is open for long and mostly idle: a small read buffer. A JSON Lines
+        // stream may be an export read as fast as it comes, and nothing else asks.
+        #expect(events.prefersSmallReads)
+        let lines = JSONElementParser<Int>(
+            mode: .lines, keyPath: nil, decoder: JSONDecoder(), parsingOptions: JSONParsingOptions(), maximumElementSize: 1024)
+        #expect(!transfer(ElementStreamer(state: ElementStreamState(parser: lines, capacity: 4), gate: .eventStream)).prefersSmallReads)
+        #expect(!file.prefersSmallReads && !transfer(Accumulator<Data>()).prefersSmallReads)
         #expect(transfer(JSONParser<JSON>()).runsOnlyLibraryCode)
         #expect(transfer(Accumulator<Data>()).runsOnlyLibraryCode)
         #expect(!transfer(JSONParser<[Int]>(decoding: [Int].self)).runsOnlyLibraryCode, "a Decodable type's init(from:) is the caller's code")

@@ -50,8 +50,7 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
         // A session-wide rate limit is shared on the one loop: no lanes then.
         let lane = sink.suitsDownloadLane && configuration.receiveRateLimit == nil ? lanes.first { $0.reserve() } : nil
         let loop = lane ?? loop
-        let transfer = CurlTransfer(
-            request: request, body: body, sink: sink, configuration: configuration, redirects: redirects, loop: loop)
+        let transfer = CurlTransfer(request: request, body: body, sink: sink, redirects: redirects, loop: loop)
         sink.allowHoldingDeliveries(transfer.handoff)
         loop.add(transfer, reserved: lane != nil)
         // A call settled early (a cancel, a rejection) stops its transfer at once, even one that

@@ -36,7 +36,8 @@ final class CurlEventLoop: @unchecked Sendable {
     /// network never lets the thread wait (see ``CurlHandoff/offer(_:batching:)``).
     static let turnsBeforeFlush = 8
 
-    private let configuration: Session.Configuration
+    /// The session's configuration, which its transfers read too.
+    let configuration: Session.Configuration
     /// A download lane's loop (see ``CurlEngine``): its transfers' events are delivered on its
     /// own thread as they come (``CurlHandoff/deliversInline``).
     let deliversInline: Bool

@@ -81,6 +81,8 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     private var delivering = false
     /// The handler holds its deliveries (see ``DeliveryHold``).
     private var held = false
+    /// The response came over HTTP/2 or later, where a hold is not honoured (see ``hold()``).
+    private var multiplexed = false
     /// The ending was queued.
     private var ended = false
     /// Body bytes were batched and the I/O thread has yet to ``flush()`` them.
@@ -269,9 +271,26 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
 
     // MARK: - Holding
 
+    /// Holds the deliveries — except on an HTTP/2 stream, whose deliveries go on: the handler
+    /// sets the body aside itself (an element stream's ``SpillBuffer``: memory up to its limit,
+    /// then an unlinked temporary file, as on the URLSession engine). A hold may last as long as
+    /// the consumer likes, and a paused HTTP/2 stream can stall every stream of its connection in
+    /// libcurl: 7.88 stops reading the connection while a paused stream has data it could not
+    /// take (the consumer of one event stream waiting for another request on the same connection
+    /// waited forever), and later versions have had other stalls on unpausing (curl issues
+    /// 10988, 16960). A busy handler's pause (``offer(_:batching:)``) ends when it catches up,
+    /// and stays.
     func hold() {
         lock.lock()
-        held = true
+        if !multiplexed { held = true }
+        lock.unlock()
+    }
+
+    /// The response head came over `version`: called on the I/O thread before the head is
+    /// queued, so before the handler can ask for a hold.
+    func responseArrived(over version: HTTPVersion?) {
+        lock.lock()
+        multiplexed = (version?.major ?? 1) >= 2
         lock.unlock()
     }
 

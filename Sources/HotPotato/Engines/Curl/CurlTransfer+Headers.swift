@@ -56,10 +56,11 @@ extension CurlTransfer {
         return deliverHead(head)
     }
 
-    /// The head of the response being received, as the sink and the redirect policy see it.
+    /// The head of the response being received, as the sink and the redirect policy see it. Its
+    /// fields are a copy sized to them, not the transfer's array with its reserve.
     func currentHead() -> ResponseHead {
         ResponseHead(
-            status: responseCode(), headers: HTTPHeaders(responseFields), url: effectiveURL(),
+            status: responseCode(), headers: HTTPHeaders(responseFields.map { $0 }), url: effectiveURL(),
             requestMethod: request.httpMethod ?? "GET", httpVersion: responseVersion())
     }
 

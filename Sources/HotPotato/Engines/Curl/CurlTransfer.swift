@@ -27,7 +27,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// one, the request's `httpBody` is sent.
     private(set) var requestBody: RequestBody?
     let sink: any TransferSink
-    let configuration: Session.Configuration
+    /// The session's configuration, read where the loop keeps it: a transfer holds no copy of
+    /// its own (an open stream's memory is the transfer's, and the copy was a fifth of it).
+    var configuration: Session.Configuration {
+        _read { yield loop.configuration }
+    }
     let redirectPolicy: RedirectPolicy
     /// Where the callbacks queue the transfer's events for its handler.
     let handoff: CurlHandoff
@@ -98,13 +102,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Creates a transfer to be carried by `loop`.
     init(
-        request: URLRequest, body: RequestBody?, sink: any TransferSink, configuration: Session.Configuration,
-        redirects: RedirectPolicy, loop: CurlEventLoop
+        request: URLRequest, body: RequestBody?, sink: any TransferSink, redirects: RedirectPolicy, loop: CurlEventLoop
     ) {
         self.request = request
         requestBody = body
         self.sink = sink
-        self.configuration = configuration
         redirectPolicy = redirects
         self.loop = loop
         handoff = CurlHandoff(sink: sink, deliversInline: loop.deliversInline)
@@ -358,7 +360,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// transfer if the sink says stop).
     func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
-        loop.queue(.head(head ?? currentHead()), of: self)
+        let head = head ?? currentHead()
+        // The head has its own copy of the fields (``currentHead()``); the transfer's, reserved
+        // for a typical head, goes: an open stream keeps no more than it needs.
+        responseFields = []
+        handoff.responseArrived(over: head.httpVersion)
+        loop.queue(.head(head), of: self)
         return true
     }
 

@@ -20,6 +20,9 @@ final class EventStreamElementParser<Element: Sendable>: ElementStreamParsing, @
     private(set) var isComplete = false
     private(set) var elementsEmitted = 0
 
+    /// Yes: an event stream is open for long and mostly waits.
+    static var arrivesSparsely: Bool { true }
+
     /// - Parameters:
     ///   - maximumEventSize: The largest event accepted, in bytes.
     ///   - lastEventID: The last event ID of the stream this connection continues.

@@ -29,6 +29,9 @@ final class JSONElementParser<Element: Decodable & Sendable>: ElementStreamParsi
 
     var elementsEmitted: Int { parser.elementsEmitted }
 
+    /// No: a JSON Lines or array body may be an export read as fast as it comes.
+    static var arrivesSparsely: Bool { false }
+
     func prepare(for head: ResponseHead) {
         self.head = head
     }
