@@ -14,7 +14,11 @@ import Foundation
 /// the address. A redirect to another host or port is not overridden unless it has an override
 /// of its own. The libcurl engine implements it per request (`CURLOPT_CONNECT_TO`), so no other
 /// session sees it; the URLSession engine cannot (its requests fail with
-/// ``HotPotatoError/Code/engineUnavailable``).
+/// ``HotPotatoError/Code/engineUnavailable``). An IPv6 host or address is written without
+/// brackets (`::1`) or with them. An override libcurl could misread — an empty host or address, a
+/// colon outside an IPv6 address, a comma, white space or a control character, a port outside
+/// 1…65535 — fails its session's requests with ``HotPotatoError/Code/invalidRequest`` before any
+/// connection, rather than connect somewhere it was not told.
 public struct AddressOverride: Sendable, Hashable, CustomStringConvertible {
     /// The host the override applies to (compared without case).
     public var host: String
@@ -49,9 +53,42 @@ public struct AddressOverride: Sendable, Hashable, CustomStringConvertible {
         "\(host):\(port) → \(address)\(connectPort.map { ":\($0)" } ?? "")"
     }
 
-    /// The entry of `CURLOPT_CONNECT_TO`: `HOST:PORT:ADDRESS:PORT`, an IPv6 address in brackets.
+    /// The entry of `CURLOPT_CONNECT_TO`: `HOST:PORT:ADDRESS:PORT`, an IPv6 address (the host's
+    /// or the address) in brackets, as libcurl matches a URL's IPv6 host.
     var curlConnectTo: String {
-        let target = address.contains(":") && !address.hasPrefix("[") ? "[\(address)]" : address
-        return "\(host):\(port):\(target):\(connectPort.map(String.init) ?? "")"
+        "\(Self.bracketed(host)):\(port):\(Self.bracketed(address)):\(connectPort.map(String.init) ?? "")"
+    }
+
+    /// Why libcurl could not be given this override, or `nil` when it can: an empty host or
+    /// address, a port outside 1…65535, or a character that would change what the entry says —
+    /// a colon outside an IPv6 address, a comma, white space, a control character. The libcurl
+    /// engine fails a request of a session with such an override
+    /// (``HotPotatoError/Code/invalidRequest``) rather than connect somewhere it was not told.
+    var problem: String? {
+        for (name, value) in [("host", host), ("address", address)] {
+            let bare = value.hasPrefix("[") && value.hasSuffix("]") ? String(value.dropFirst().dropLast()) : value
+            if bare.isEmpty { return "its \(name) is empty" }
+            if bare.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F || $0 == "," || $0 == "[" || $0 == "]" }) {
+                return "its \(name) \(String(reflecting: value)) has a character no host or address has"
+            }
+            if bare.contains(":"), !Self.isIPv6(bare) {
+                return "its \(name) \(String(reflecting: value)) has a colon but is no IPv6 address"
+            }
+        }
+        if !(1...65_535).contains(port) { return "its port \(port) is not 1…65535" }
+        if let connectPort, !(1...65_535).contains(connectPort) { return "its connect port \(connectPort) is not 1…65535" }
+        return nil
+    }
+
+    /// `value` in brackets when it is an IPv6 address without them.
+    static func bracketed(_ value: String) -> String {
+        value.contains(":") && !value.hasPrefix("[") ? "[\(value)]" : value
+    }
+
+    /// Whether `text` is an IPv6 address (`inet_pton`'s reading, a zone such as `%eth0` aside).
+    private static func isIPv6(_ text: String) -> Bool {
+        let address = text.split(separator: "%", maxSplits: 1).first.map(String.init) ?? text
+        var storage = in6_addr()
+        return inet_pton(AF_INET6, address, &storage) == 1
     }
 }

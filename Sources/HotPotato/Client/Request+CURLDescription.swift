@@ -126,7 +126,7 @@ extension Request {
         if let socket = configuration.unixSocketPath { arguments += ["--unix-socket", shellQuoted(socket)] }
         for override in configuration.addressOverrides {
             arguments += override.connectPort == nil
-                ? ["--resolve", shellQuoted("\(override.host):\(override.port):\(override.address)")]
+                ? ["--resolve", shellQuoted("\(override.host):\(override.port):\(AddressOverride.bracketed(override.address))")]
                 : ["--connect-to", shellQuoted(override.curlConnectTo)]
         }
         if let local = configuration.localAddress { arguments += ["--interface", shellQuoted(local)] }

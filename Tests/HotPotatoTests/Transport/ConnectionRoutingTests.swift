@@ -52,6 +52,45 @@ struct ConnectionRoutingTests {
         #expect(error?.code == .tlsFailure, "\(String(describing: error))")
     }
 
+    @Test func aURLsIPv6HostIsOverriddenToo() async throws {
+        let nginx = try await TestServers.nginx()
+        let session = testSession(engine: .curl) {
+            $0.addressOverrides = [AddressOverride(host: "::1", port: Int(nginx.port), address: "127.0.0.1")]
+        }
+        // Connected to 127.0.0.1, where nginx listens, though the URL names [::1].
+        let json = try await session.get("http://[::1]:\(nginx.port)/small.json").asJSON().content
+        #expect(json["name"] == "HotPotato")
+        // Without it, nothing listens there (nginx is on 127.0.0.1 only).
+        let error = await expectFailure { try await testSession(engine: .curl).get("http://[::1]:\(nginx.port)/small.json").asData().content }
+        #expect(error != nil)
+    }
+
+    @Test func anOverrideLibcurlCouldMisreadFailsTheRequestBeforeAnyConnection() async throws {
+        let nginx = try await TestServers.nginx()
+        let port = Int(nginx.port)
+        // Each would say something else to libcurl than what was set: another mapping, a second
+        // entry, an address cut short.
+        let bad: [(AddressOverride, String)] = [
+            (AddressOverride(host: "a.invalid:\(port):127.0.0.1", port: port, address: "127.0.0.1"), "colon"),
+            (AddressOverride(host: "a.invalid", port: port, address: "127.0.0.1\n"), "character"),
+            (AddressOverride(host: "a.invalid", port: port, address: "127.0.0.1,127.0.0.2"), "character"),
+            (AddressOverride(host: "", port: port, address: "127.0.0.1"), "empty"),
+            (AddressOverride(host: "a.invalid", port: 0, address: "127.0.0.1"), "port"),
+            (AddressOverride(host: "a.invalid", port: port, address: "127.0.0.1", connectPort: 70_000), "connect port"),
+        ]
+        for (override, why) in bad {
+            #expect(override.problem?.contains(why) == true, "\(override): \(String(describing: override.problem))")
+            let session = testSession(engine: .curl) { $0.addressOverrides = [override] }
+            let error = await expectFailure { try await session.get("http://a.invalid:\(port)/small.json").asData().content }
+            #expect(error?.code == .invalidRequest, "\(override): \(String(describing: error))")
+        }
+        for good in [AddressOverride(host: "a.invalid", port: 80, address: "::1"), AddressOverride(host: "::1", port: 80, address: "[::1]"),
+                     AddressOverride(host: "fe80::1%eth0", port: 80, address: "127.0.0.1", connectPort: 8080)] {
+            #expect(good.problem == nil, "\(good): \(String(describing: good.problem))")
+        }
+        #expect(AddressOverride(host: "::1", port: 80, address: "::2").curlConnectTo == "[::1]:80:[::2]:")
+    }
+
     @Test func curlsResolveFormParses() {
         #expect(AddressOverride(parsing: "example.com:443:127.0.0.1") == AddressOverride(host: "example.com", port: 443, address: "127.0.0.1"))
         #expect(AddressOverride(parsing: "example.com:443:[::1]")?.address == "::1")

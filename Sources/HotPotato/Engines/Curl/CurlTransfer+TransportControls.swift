@@ -32,6 +32,11 @@ extension CurlTransfer {
         if let socket = configuration.unixSocketPath { string(Int32(HP_CURLOPT_UNIX_SOCKET_PATH), socket) }
         if let local = configuration.localAddress { string(Int32(HP_CURLOPT_INTERFACE), local) }
         guard !configuration.addressOverrides.isEmpty else { return nil }
+        for override in configuration.addressOverrides {
+            if let problem = override.problem {
+                throw HotPotatoError(.invalidRequest, reason: "The address override \(override) cannot be used: \(problem).")
+            }
+        }
         guard let list = Self.makeHeaderList(configuration.addressOverrides.map(\.curlConnectTo)) else {
             throw HotPotatoError(.transportFailed, reason: "libcurl could not build the address overrides' list.")
         }
