@@ -56,11 +56,14 @@ extension CurlTransfer {
         return deliverHead(head)
     }
 
-    /// The head of the response being received, as the sink and the redirect policy see it. Its
-    /// fields are a copy sized to them, not the transfer's array with its reserve.
+    /// The head of the response being received, as the sink and the redirect policy see it. For
+    /// a transfer that lasts (an event stream: ``TransferSink/prefersSmallReads``), whose head
+    /// lives as long, its fields are a copy sized to them rather than the transfer's array with
+    /// its reserve; any other shares that array (one allocation fewer a request).
     func currentHead() -> ResponseHead {
         ResponseHead(
-            status: responseCode(), headers: HTTPHeaders(responseFields.map { $0 }), url: effectiveURL(),
+            status: responseCode(), headers: HTTPHeaders(sink.prefersSmallReads ? responseFields.map { $0 } : responseFields),
+            url: effectiveURL(),
             requestMethod: request.httpMethod ?? "GET", httpVersion: responseVersion())
     }
 

@@ -361,8 +361,7 @@ final class CurlTransfer: @unchecked Sendable {
     func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
         let head = head ?? currentHead()
-        // The head has its own copy of the fields (``currentHead()``); the transfer's, reserved
-        // for a typical head, goes: an open stream keeps no more than it needs.
+        // The transfer lets go of its fields: the head has them (``currentHead()``).
         responseFields = []
         handoff.responseArrived(over: head.httpVersion)
         loop.queue(.head(head), of: self)
