@@ -38,17 +38,23 @@ import Testing
         return condition()
     }
 
+    /// A hand-off whose response head came over `version` and whose handler then asked to hold.
+    private func heldHandoff(over version: HTTPVersion) -> (RecordingSink, CurlHandoff) {
+        let sink = RecordingSink()
+        let handoff = CurlHandoff(sink: sink)
+        handoff.responseArrived(over: version)
+        handoff.push(.head(ResponseHead(status: 200, httpVersion: version)))
+        handoff.hold()
+        return (sink, handoff)
+    }
+
     private func offer(_ text: String, to handoff: CurlHandoff) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { handoff.offer($0) }
     }
 
     @Test func overHTTP1AHoldStopsDeliveriesUntilItsRelease() {
-        let sink = RecordingSink()
-        let handoff = CurlHandoff(sink: sink)
-        handoff.responseArrived(over: .http1_1)
-        handoff.push(.head(ResponseHead(status: 200, httpVersion: .http1_1)))
-        handoff.hold()
+        let (sink, handoff) = heldHandoff(over: .http1_1)
         offer("data: held\n\n", to: handoff)
         // Nothing may arrive while held: a quarter of a second finds nothing.
         #expect(!eventually(within: 0.25) { sink.chunks > 0 }, "a chunk was delivered through a hold")
@@ -58,11 +64,7 @@ import Testing
     }
 
     @Test func overHTTP2AHoldLetsDeliveriesGoOn() {
-        let sink = RecordingSink()
-        let handoff = CurlHandoff(sink: sink)
-        handoff.responseArrived(over: .http2)
-        handoff.push(.head(ResponseHead(status: 200, httpVersion: .http2)))
-        handoff.hold()
+        let (sink, handoff) = heldHandoff(over: .http2)
         offer("data: one\n\n", to: handoff)
         offer("data: two\n\n", to: handoff)
         #expect(eventually(within: 10) { sink.chunks >= 1 && sink.delivered.withLock { $0.reduce(0) { $0 + $1.count } } == 22 },

@@ -116,14 +116,18 @@ extension CurlTransfer {
     /// is being set up to learn whether it multiplexes, rather than open one of its own
     /// (`CURLOPT_PIPEWAIT`).
     private func configureHTTPVersion(_ handle: UnsafeMutableRawPointer) {
-        let http2 = configuration.httpVersionPolicy.allowsHTTP2 && CurlLibrary.supportsHTTP2
-        hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HTTP_VERSION), Int(http2 ? HP_CURL_HTTP_VERSION_2TLS : HP_CURL_HTTP_VERSION_1_1))
+        hp_curl_setopt_long(handle, Int32(HP_CURLOPT_HTTP_VERSION), Int(offersHTTP2 ? HP_CURL_HTTP_VERSION_2TLS : HP_CURL_HTTP_VERSION_1_1))
         if mayUseHTTP2 { hp_curl_setopt_long(handle, Int32(HP_CURLOPT_PIPEWAIT), 1) }
     }
 
-    /// Whether the request may go over HTTP/2: allowed, and over TLS, where ALPN may choose it.
+    /// Whether HTTP/2 is offered: the policy allows it and the loaded libcurl has it.
+    private var offersHTTP2: Bool {
+        configuration.httpVersionPolicy.allowsHTTP2 && CurlLibrary.supportsHTTP2
+    }
+
+    /// Whether the request may go over HTTP/2: offered, and over TLS, where ALPN may choose it.
     private var mayUseHTTP2: Bool {
-        configuration.httpVersionPolicy.allowsHTTP2 && CurlLibrary.supportsHTTP2 && request.url?.scheme?.lowercased() == "https"
+        offersHTTP2 && request.url?.scheme?.lowercased() == "https"
     }
 
     private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, userdata: UnsafeMutableRawPointer) throws(HotPotatoError) {
