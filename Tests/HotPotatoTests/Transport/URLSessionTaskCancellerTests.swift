@@ -115,7 +115,17 @@ import Testing
         canceller.cancelAll()
         let result = try await offThePool { ended.wait(timeout: .now() + 10) }
         #expect(result == .success, "every task ended")
-        #expect(endings.withLock { $0 } == Array(repeating: .cancelled, count: tasks.count))
+        let codes = endings.withLock { $0 }
+        // Every task ended in an error: none ran its 5 s stall to a response.
+        #expect(codes.count == tasks.count && codes.allSatisfy { $0 != nil }, "\(codes)")
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking may report a task cancelled just as it starts as `.unknown` rather
+        // than `.cancelled` (seen under ThreadSanitizer, one task in eight); most say cancelled.
+        #expect(codes.filter { $0 == .cancelled }.count >= tasks.count / 2, "\(codes)")
+        #expect(codes.allSatisfy { $0 == .cancelled || $0 == .unknown }, "\(codes)")
+        #else
+        #expect(codes == Array(repeating: .cancelled, count: tasks.count))
+        #endif
         for task in tasks { canceller.didComplete(task) }
         #expect(canceller.liveCount == 0)
     }
