@@ -99,8 +99,10 @@ import Darwin
         let transfer = Transfer(handler: JSONParser<JSON>(), errorBodyLimit: 1024, progress: ProgressReporter(interval: 1))
         #expect(!transfer.deliverOnCaller(Job {}), "nobody awaits yet")
         let deliveringThread = Locked<pthread_t?>(nil)
-        /// Whether the job ran inside `deliverOnCaller`, on the thread handing it off.
-        let handingOff = Locked(false)
+        /// The thread handing the job off while it is inside `deliverOnCaller`: the job ran inside
+        /// the hand-off only if it ran on that thread then (the resumed caller may run it while
+        /// the handing thread is still on its way out of the call).
+        let handingOff = Locked<pthread_t?>(nil)
         let ranWhileHandingOff = Locked(false)
         let waiter = Task { () -> (Completion<JSON>.Outcome, pthread_t) in
             let outcome = await transfer.completion.wait()
@@ -109,15 +111,17 @@ import Darwin
         }
         let handed = try await offThePool {
             for _ in 0..<10_000 {
-                handingOff.withLock { $0 = true }
+                handingOff.withLock { $0 = pthread_self() }
                 let taken = transfer.deliverOnCaller(Job {
                     deliveringThread.withLock { $0 = pthread_self() }
-                    if handingOff.withLock({ $0 }) { ranWhileHandingOff.withLock { $0 = true } }
+                    if let handing = handingOff.withLock({ $0 }), pthread_equal(handing, pthread_self()) != 0 {
+                        ranWhileHandingOff.withLock { $0 = true }
+                    }
                     _ = transfer.receive(head: ResponseHead(status: 200, headers: ["Content-Type": "application/json"]))
                     _ = transfer.receive(Data(#"{"a":[1,2]}"#.utf8))
                     transfer.end()
                 })
-                handingOff.withLock { $0 = false }
+                handingOff.withLock { $0 = nil }
                 if taken { return true }
                 usleep(1000)
             }
