@@ -150,8 +150,8 @@ enum HelpText {
               --accept-status LIST statuses and ranges, like 200-299,304 (default 200-299)
               --accept-type TYPE   acceptable media type, like application/json or image/*
                                    (repeatable; default any, JSON types with --json)
-              --limit-rate RATE    receive at most RATE bytes a second: 500K, 2M (as curl's);
-                                   the curl engine only
+              --limit-rate RATE    receive at most RATE bytes a second: 500K, 2M (as curl's),
+                                   all --connections together; the curl engine only
               --max-size BYTES     fail when the body is larger: 1048576, 512K, 10M, 2G
                                    (default none with -o or to standard output, 64M for --json
                                    and --string); with --events, when an event is (its data,

@@ -81,13 +81,19 @@ extension Request {
             applyGateOptions(to: handler)
         }
         prepare?(handler)
+        // The other connections of a download carry its group; a first request makes one.
+        // A download's connections: at least one for each of its URLs.
+        let connections = (handler as? FileWriter).map { max($0.connections, $0.mirrors.count + 1) } ?? 1
+        let rateGroup = options.receiveRateGroup
+            ?? options.receiveRateLimit.map { ReceiveRateGroup(limit: $0, expectedTransfers: connections) }
         let transfer = Transfer(
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? session.configuration.errorBodyLimit,
             progress: progress, onHead: onHead, finishesProgress: finishesProgress,
-            cookies: session.cookieBackend.map { CookieExchange(store: $0) }, receiveRateLimit: options.receiveRateLimit)
-        if let writer = handler as? FileWriter, writer.connections > 1 || writer.isResumable, options.receiveRateLimit == nil {
-            // It may fetch the file over several connections: how to start the others.
-            let launcher = segmentLauncher(progress: progress)
+            cookies: session.cookieBackend.map { CookieExchange(store: $0) }, receiveRateGroup: rateGroup)
+        if let writer = handler as? FileWriter, writer.connections > 1 || writer.isResumable {
+            // It may fetch the file over several connections: how to start the others, which
+            // share the call's rate limit with this one.
+            let launcher = segmentLauncher(progress: progress, rateGroup: rateGroup)
             // An existential: a closure capturing the generic transfer would capture its
             // handler's metatype.
             weak let sink: (any TransferSink)? = transfer
@@ -104,10 +110,11 @@ extension Request {
     }
 
     /// How a ``FileWriter`` of this request starts its other connections: `GET`s like this
-    /// one, without its progress callbacks, head callback, gate options or retries (the
+    /// one, within its rate limit (`rateGroup`, shared), without its progress callbacks, head callback, gate options or retries (the
     /// download retries a connection's part itself).
-    private func segmentLauncher(progress: ProgressReporter) -> SegmentLauncher {
+    private func segmentLauncher(progress: ProgressReporter, rateGroup: ReceiveRateGroup?) -> SegmentLauncher {
         var base = replacingHandler { SelectiveDiscarder<Void>() }
+        base.options.receiveRateGroup = rateGroup
         base.options.progressObservers = []
         base.options.uploadProgressObservers = []
         base.options.headCallback = nil

@@ -73,6 +73,9 @@ struct RequestOptions: Sendable {
     var interceptors: [any RequestInterceptor] = []
     /// ``Request/limitRate(_:)``: bytes a second.
     var receiveRateLimit: Int64?
+    /// For the other connections of a download: the limit they share with its first request
+    /// (which makes the group from ``receiveRateLimit``).
+    var receiveRateGroup: ReceiveRateGroup?
     /// How many times a download over several connections was started over because the resource
     /// changed while it ran (see ``SegmentLauncher/restart``).
     var segmentRestarts = 0

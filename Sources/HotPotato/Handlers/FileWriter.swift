@@ -84,8 +84,8 @@ import FoundationNetworking
 ///   (`Range: bytes=<first missing>-` with `If-Range`, then a request per missing part).
 /// - With ``checksum``, the digest follows the part of the file written without a gap, and
 ///   finishes the rest once every part is there.
-/// - A call with its own ``Request/limitRate(_:)`` uses one connection (a session's
-///   ``Session/Configuration/receiveRateLimit`` is shared by every connection).
+/// - A call's own ``Request/limitRate(_:)`` is the whole download's: its connections share it
+///   evenly (as does a session's ``Session/Configuration/receiveRateLimit`` every transfer's).
 ///
 /// ## Mirrors
 ///

@@ -45,8 +45,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// The cookies of this transfer, when the session keeps any: the final head's are stored as it
     /// arrives (a redirect's are, by ``RedirectPolicy``).
     let cookies: CookieExchange?
-    /// ``Request/limitRate(_:)``: the most bytes a second this transfer receives.
-    let receiveRateLimit: Int64?
+    /// ``Request/limitRate(_:)``: the most bytes a second this transfer receives, with the other
+    /// transfers of its group (the connections of one download).
+    let receiveRateGroup: ReceiveRateGroup?
     /// Whether settling the outcome ends the progress updates: not for one attempt of several,
     /// which share them.
     private let finishesProgress: Bool
@@ -76,9 +77,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     init(
         handler: Handler, errorBodyLimit: Int, progress: ProgressReporter,
         onHead: (@Sendable (ResponseHead) -> Void)? = nil, finishesProgress: Bool = true, cookies: CookieExchange? = nil,
-        receiveRateLimit: Int64? = nil
+        receiveRateGroup: ReceiveRateGroup? = nil
     ) {
-        self.receiveRateLimit = receiveRateLimit
+        self.receiveRateGroup = receiveRateGroup
         driver = ResponseDriver(handler: handler, errorBodyLimit: errorBodyLimit)
         self.progress = progress
         self.onHead = onHead

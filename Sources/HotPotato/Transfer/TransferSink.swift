@@ -51,9 +51,9 @@ protocol TransferSink: AnyObject, Sendable {
     /// awaits yet (the engine then runs `work` itself). Only for a sink that
     /// ``runsOnlyLibraryCode``.
     func deliverOnCaller(_ work: any DeliveryJob) -> Bool
-    /// The most bytes a second the transfer receives (``Request/limitRate(_:)``); `nil` for no
-    /// limit of its own.
-    var receiveRateLimit: Int64? { get }
+    /// The most bytes a second the transfer receives (``Request/limitRate(_:)``), together with
+    /// the other transfers of the same group; `nil` for no limit of its own.
+    var receiveRateGroup: ReceiveRateGroup? { get }
 }
 
 extension TransferSink {
@@ -79,7 +79,10 @@ extension TransferSink {
     var runsOnlyLibraryCode: Bool { false }
 
     /// No limit, unless the sink says otherwise.
-    var receiveRateLimit: Int64? { nil }
+    var receiveRateGroup: ReceiveRateGroup? { nil }
+
+    /// The limit of the transfer's group, if it has one (the whole group's, not its share).
+    var receiveRateLimit: Int64? { receiveRateGroup?.limit }
 
     /// No caller to hand work to, unless the sink says otherwise.
     func deliverOnCaller(_ work: any DeliveryJob) -> Bool { false }

@@ -24,7 +24,7 @@ import Testing
         func cancel() {}
         var isFinished: Bool { false }
         func deliverOnCaller(_ work: any DeliveryJob) -> Bool { false }
-        var receiveRateLimit: Int64? { nil }
+        var receiveRateGroup: ReceiveRateGroup? { nil }
         var chunks: Int { delivered.withLock { $0.count } }
     }
 

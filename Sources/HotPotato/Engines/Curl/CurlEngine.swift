@@ -47,8 +47,10 @@ final class CurlEngine: TransportEngine, @unchecked Sendable {
             sink.fail(HotPotatoError(.invalidRequest, reason: "The session was invalidated; make a new Session."))
             return {}
         }
-        // A session-wide rate limit is shared on the one loop: no lanes then.
-        let lane = sink.suitsDownloadLane && configuration.receiveRateLimit == nil ? lanes.first { $0.reserve() } : nil
+        // A rate limit is shared on the one loop (the session's among all transfers, a call's among
+        // its connections): no lanes then.
+        let sharesRate = configuration.receiveRateLimit != nil || sink.receiveRateGroup != nil
+        let lane = sink.suitsDownloadLane && !sharesRate ? lanes.first { $0.reserve() } : nil
         let loop = lane ?? loop
         let transfer = CurlTransfer(request: request, body: body, sink: sink, redirects: redirects, loop: loop)
         sink.allowHoldingDeliveries(transfer.handoff)

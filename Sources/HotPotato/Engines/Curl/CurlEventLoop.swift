@@ -63,6 +63,9 @@ final class CurlEventLoop: @unchecked Sendable {
     /// The transfers whose handles are in the multi handle, by handle address: the loop holds
     /// them, so they outlive the callbacks' unretained pointers to them.
     private var active: [UInt: CurlTransfer] = [:]
+    /// How many of ``active`` belong to a ``ReceiveRateGroup``: none, and only a session limit
+    /// makes ``shareReceiveRate()`` look at the transfers.
+    private var groupedTransfers = 0
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var nextSweep: UInt64 = 0
     /// Handoffs holding batched body bytes, to flush before the thread waits for the network.
@@ -324,8 +327,9 @@ final class CurlEventLoop: @unchecked Sendable {
     /// transfer.
     private func join(_ transfer: CurlTransfer, handle: UnsafeMutableRawPointer, multi: UnsafeMutableRawPointer) {
         active[UInt(bitPattern: handle)] = transfer
+        if transfer.sink.receiveRateGroup != nil { groupedTransfers += 1 }
         if hp_curl_multi_add_handle(multi, handle) != Int32(HP_CURLM_OK) {
-            active[UInt(bitPattern: handle)] = nil
+            forget(handle)
             transfer.end()
             retire(transfer, ending: .failure(HotPotatoError(.transportFailed, reason: "libcurl could not add a transfer.")), handle: handle)
         }
@@ -333,7 +337,14 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func remove(_ handle: UnsafeMutableRawPointer, from multi: UnsafeMutableRawPointer) {
         hp_curl_multi_remove_handle(multi, handle)
-        active[UInt(bitPattern: handle)] = nil
+        forget(handle)
+    }
+
+    /// Takes the transfer of `handle` out of ``active``.
+    private func forget(_ handle: UnsafeMutableRawPointer) {
+        if let transfer = active.removeValue(forKey: UInt(bitPattern: handle)), transfer.sink.receiveRateGroup != nil {
+            groupedTransfers -= 1
+        }
     }
 
     /// Takes the finished transfers' results from libcurl.
@@ -358,11 +369,23 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     /// Shares the session's ``Session/Configuration/receiveRateLimit`` evenly among the transfers
-    /// in flight: called when transfers are added and at each sweep, four times a second.
+    /// in flight, and each ``ReceiveRateGroup``'s limit evenly among its transfers in flight; a
+    /// transfer keeps to the lower of its two shares. Called when transfers are added and at each
+    /// sweep, four times a second.
     private func shareReceiveRate() {
-        guard let total = configuration.receiveRateLimit, total > 0, !active.isEmpty else { return }
-        let share = max(1, total / Int64(active.count))
-        for transfer in active.values { transfer.limitReceiveRate(share: share) }
+        let sessionLimit = configuration.receiveRateLimit.flatMap { $0 > 0 ? $0 : nil }
+        guard !active.isEmpty, sessionLimit != nil || groupedTransfers > 0 else { return }
+        let sessionShare = sessionLimit.map { max(1, $0 / Int64(active.count)) }
+        var groupSizes: [ObjectIdentifier: Int] = [:]
+        if groupedTransfers > 0 {
+            for transfer in active.values {
+                if let group = transfer.sink.receiveRateGroup { groupSizes[ObjectIdentifier(group), default: 0] += 1 }
+            }
+        }
+        for transfer in active.values {
+            let groupShare = transfer.sink.receiveRateGroup.map { $0.share(among: groupSizes[ObjectIdentifier($0)] ?? 1) }
+            transfer.limitReceiveRate(to: [sessionShare, groupShare].compactMap { $0 }.min())
+        }
     }
 
     /// Stops the transfers that have moved nothing for longer than their timeout (a transfer

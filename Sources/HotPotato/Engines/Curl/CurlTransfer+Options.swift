@@ -52,9 +52,10 @@ extension CurlTransfer {
         long(Int32(HP_CURLOPT_PROTOCOLS), Int(HP_CURLPROTO_HTTP | HP_CURLPROTO_HTTPS))
         long(Int32(HP_CURLOPT_TCP_KEEPALIVE), 1)
         long(Int32(HP_CURLOPT_BUFFERSIZE), receiveBufferSize)
-        // A reset handle has no rate limit; the session's share, if any, comes from the loop.
+        // A reset handle has no rate limit: until the loop shares the session's and the group's
+        // (before the handle first reads), the group's whole limit.
         appliedReceiveRate = 0
-        limitReceiveRate(share: nil)
+        limitReceiveRate(to: sink.receiveRateLimit)
 
         // Redirects: never followed by libcurl (its default, set again here on purpose), which
         // would keep a custom method and some headers; `conclude(_:)` follows them with
@@ -224,16 +225,17 @@ extension CurlTransfer {
     private var receiveBufferSize: Int {
         let normal = sink.prefersLargeChunks ? Self.receiveBufferSize
             : sink.prefersSmallReads && !mayUseHTTP2 ? Self.sparseReceiveBufferSize : Self.smallReceiveBufferSize
-        guard let rate = Self.lowestLimit(sink.receiveRateLimit, configuration.receiveRateLimit) else { return normal }
+        guard let rate = Self.lowestLimit(sink.receiveRateGroup?.expectedShare, configuration.receiveRateLimit) else { return normal }
         return Int(max(1024, min(Int64(normal), rate / 1000)))
     }
 
-    /// Limits the rate the handle receives at to the request's own limit and the session's
-    /// `share` of its limit, whichever is lower (libcurl stops reading while the transfer is ahead
-    /// of it). Called on the I/O thread; sets the option only when the limit changed.
-    func limitReceiveRate(share: Int64?) {
+    /// Limits the rate the handle receives at to `rate` bytes a second, `nil` for none (libcurl
+    /// stops reading while the transfer is ahead of it): the lower of its shares of the session's
+    /// limit and of its group's (see `CurlEventLoop.shareReceiveRate()`). Called on the I/O thread;
+    /// sets the option only when the limit changed.
+    func limitReceiveRate(to rate: Int64?) {
         guard let handle else { return }
-        let limit = Self.lowestLimit(share, sink.receiveRateLimit) ?? 0
+        let limit = rate ?? 0
         guard limit != appliedReceiveRate else { return }
         appliedReceiveRate = limit
         // A curl_off_t option: a long on the 64-bit platforms HotPotato runs on.
