@@ -91,7 +91,9 @@ extension Request {
     }
 
     /// Receives at most `bytesPerSecond` bytes a second (curl's `--limit-rate`), within the
-    /// session's ``Session/Configuration/receiveRateLimit`` if it has one. The libcurl engine
+    /// session's ``Session/Configuration/receiveRateLimit`` if it has one. A download over
+    /// several connections (``FileWriter``'s `connections:` and mirrors) keeps to it as a whole,
+    /// its connections sharing it evenly. The libcurl engine
     /// stops reading the connection while the transfer is ahead of the rate (no busy-waiting;
     /// TCP holds the rest on the server). The URLSession engine cannot: the call fails with
     /// ``HotPotatoError/Code/engineUnavailable``. 0 or less: no limit of the request's own.
