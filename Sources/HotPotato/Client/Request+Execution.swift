@@ -89,7 +89,8 @@ extension Request {
         let transfer = Transfer(
             handler: handler, errorBodyLimit: options.errorBodyLimit ?? session.configuration.errorBodyLimit,
             progress: progress, onHead: onHead, finishesProgress: finishesProgress,
-            cookies: session.cookieBackend.map { CookieExchange(store: $0) }, receiveRateGroup: rateGroup)
+            cookies: session.cookieBackend.map { CookieExchange(store: $0) }, receiveRateGroup: rateGroup,
+            connectionOfItsOwn: options.connectionOfItsOwn)
         if let writer = handler as? FileWriter, writer.connections > 1 || writer.isResumable {
             // It may fetch the file over several connections: how to start the others, which
             // share the call's rate limit with this one.
@@ -110,11 +111,13 @@ extension Request {
     }
 
     /// How a ``FileWriter`` of this request starts its other connections: `GET`s like this
-    /// one, within its rate limit (`rateGroup`, shared), without its progress callbacks, head callback, gate options or retries (the
+    /// one, within its rate limit (`rateGroup`, shared), each on a connection of its own, without
+    /// its progress callbacks, head callback, gate options or retries (the
     /// download retries a connection's part itself).
     private func segmentLauncher(progress: ProgressReporter, rateGroup: ReceiveRateGroup?) -> SegmentLauncher {
         var base = replacingHandler { SelectiveDiscarder<Void>() }
         base.options.receiveRateGroup = rateGroup
+        base.options.connectionOfItsOwn = true
         base.options.progressObservers = []
         base.options.uploadProgressObservers = []
         base.options.headCallback = nil

@@ -73,6 +73,9 @@ struct RequestOptions: Sendable {
     var interceptors: [any RequestInterceptor] = []
     /// ``Request/limitRate(_:)``: bytes a second.
     var receiveRateLimit: Int64?
+    /// For the other connections of a download: each runs on a connection of its own, over
+    /// HTTP/1.1 (see ``TransferSink/wantsConnectionOfItsOwn``).
+    var connectionOfItsOwn = false
     /// For the other connections of a download: the limit they share with its first request
     /// (which makes the group from ``receiveRateLimit``).
     var receiveRateGroup: ReceiveRateGroup?

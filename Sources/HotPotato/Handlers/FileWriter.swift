@@ -59,7 +59,9 @@ import FoundationNetworking
 /// strong `ETag`, no content coding, and at least 2 MiB to fetch, the file is split: this
 /// response fetches the first part, and up to N − 1 other requests (the same `GET`, with its
 /// headers, credentials, cookies and interceptors) each ask for one part with `Range` and
-/// `If-Range`, and write it at its offset in the same temporary file. A connection that finishes
+/// `If-Range`, and write it at its offset in the same temporary file. Each is a connection of its
+/// own: on the libcurl engine it asks for HTTP/1.1 even where the first request went over HTTP/2,
+/// whose streams would share one connection's window and cap. A connection that finishes
 /// takes half of the slowest one's rest, so the tail does not wait on one slow connection. The
 /// call completes, and the file is placed, only once every byte is on disk; progress counts the
 /// whole file; each connection writes from a 256 KiB buffer, so memory stays bounded whatever the

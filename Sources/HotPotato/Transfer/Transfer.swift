@@ -48,6 +48,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// ``Request/limitRate(_:)``: the most bytes a second this transfer receives, with the other
     /// transfers of its group (the connections of one download).
     let receiveRateGroup: ReceiveRateGroup?
+    /// One of a download's other connections (see ``TransferSink/wantsConnectionOfItsOwn``).
+    let wantsConnectionOfItsOwn: Bool
     /// Whether settling the outcome ends the progress updates: not for one attempt of several,
     /// which share them.
     private let finishesProgress: Bool
@@ -77,9 +79,10 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     init(
         handler: Handler, errorBodyLimit: Int, progress: ProgressReporter,
         onHead: (@Sendable (ResponseHead) -> Void)? = nil, finishesProgress: Bool = true, cookies: CookieExchange? = nil,
-        receiveRateGroup: ReceiveRateGroup? = nil
+        receiveRateGroup: ReceiveRateGroup? = nil, connectionOfItsOwn: Bool = false
     ) {
         self.receiveRateGroup = receiveRateGroup
+        wantsConnectionOfItsOwn = connectionOfItsOwn
         driver = ResponseDriver(handler: handler, errorBodyLimit: errorBodyLimit)
         self.progress = progress
         self.onHead = onHead

@@ -54,6 +54,12 @@ protocol TransferSink: AnyObject, Sendable {
     /// The most bytes a second the transfer receives (``Request/limitRate(_:)``), together with
     /// the other transfers of the same group; `nil` for no limit of its own.
     var receiveRateGroup: ReceiveRateGroup? { get }
+    /// Whether the transfer must not share a connection with others at once: one of the other
+    /// connections of a download (``FileWriter``'s `connections:`), which the user asked for as
+    /// so many TCP connections — where each connection is capped, streams multiplexed on one
+    /// HTTP/2 connection would gain nothing. The libcurl engine offers such a transfer HTTP/1.1
+    /// only; the URLSession engine chooses for itself.
+    var wantsConnectionOfItsOwn: Bool { get }
 }
 
 extension TransferSink {
@@ -80,6 +86,9 @@ extension TransferSink {
 
     /// No limit, unless the sink says otherwise.
     var receiveRateGroup: ReceiveRateGroup? { nil }
+
+    /// Any connection, unless the sink says otherwise.
+    var wantsConnectionOfItsOwn: Bool { false }
 
     /// The limit of the transfer's group, if it has one (the whole group's, not its share).
     var receiveRateLimit: Int64? { receiveRateGroup?.limit }

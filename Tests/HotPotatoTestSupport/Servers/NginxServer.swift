@@ -36,6 +36,9 @@ final class NginxServer: Sendable {
         let mutualPort: UInt16
         /// The certificates, keys and pin the TLS tests use.
         let certificates: TestCertificates
+        /// What ``port`` served, a line a request as each ends:
+        /// `URI PROTOCOL CONNECTION STATUS "RANGE"` (`/a?b HTTP/2.0 7 206 "bytes=0-"`).
+        let accessLog: URL
     }
 
     /// nginx's plain-HTTP server on a Unix domain socket (the same files and `/echo/address`).
@@ -81,6 +84,7 @@ final class NginxServer: Sendable {
                     ssl_certificate \(tls.serverCertificate.path);
                     ssl_certificate_key \(tls.serverKey.path);
                     root \(root.path);
+                    access_log \(directory.path)/logs/tls-access.log connections;
                     add_header X-Connection $connection;
                     location = /downgrade { return 302 http://127.0.0.1:\(port)/echo/credentials; }
                     location = /echo/credentials {
@@ -137,6 +141,7 @@ final class NginxServer: Sendable {
             events { worker_connections 8192; }
             http {
                 access_log off;
+                log_format connections '$request_uri $server_protocol $connection $status "$http_range"';
                 sendfile on;
                 keepalive_requests 100000;
                 client_body_temp_path \(directory.path)/body;
@@ -189,7 +194,8 @@ final class NginxServer: Sendable {
         var tlsInfo: TLS?
         if let tls, let (good, http1, wrong, mutual) = tlsPorts, waitForPort(good, timeout: 5) {
             tlsInfo = TLS(port: good, http1Port: http1, wrongNamePort: wrong, certificateAuthority: tls.certificateAuthority,
-                          mutualPort: mutual, certificates: tls)
+                          mutualPort: mutual, certificates: tls,
+                          accessLog: directory.appendingPathComponent("logs/tls-access.log"))
         }
         return NginxServer(port: port, root: root, process: process, tls: tlsInfo, unixSocket: unixSocket)
     }

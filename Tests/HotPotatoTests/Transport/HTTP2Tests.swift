@@ -146,6 +146,35 @@ import Testing
         #expect(response.content == Int64(NginxServer.mediumFileSize))
     }
 
+    /// A download over several connections gets them: its first request may be a stream of an
+    /// HTTP/2 connection, but each other part goes over HTTP/1.1 on a connection that is not the
+    /// first one's (streams of one connection would share its one TCP window, and a cap on it).
+    /// With a rate limit too, where the parts run on the engine's main loop rather than in
+    /// download lanes of their own (the limit is high enough to leave the speed alone).
+    @Test(arguments: [false, true]) func aDownloadsOtherConnectionsAreConnectionsOfTheirOwn(limited: Bool) async throws {
+        let tls = try await TestServers.nginxTLS()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let tag = UUID().uuidString
+        let destination = scratch.file("medium.bin")
+        var request = session(tls, timeout: 60).get(url(tls, "/slow/medium.bin?rate=16m&tag=\(tag)"))
+        if limited { request = request.limitRate(256 << 20) }
+        let response = try await request.downloadToFile(at: destination, connections: 4).response()
+        #expect(response.httpVersion == .http2)
+        #expect(try filesAreIdentical(destination, try await TestServers.nginx().root.appendingPathComponent("medium.bin")))
+        let firstConnection = try #require(response.headers["X-Connection"])
+        // A line is written as each request ends, just after its last bytes went out (the first
+        // request's stream, cut short where its part ends, may still be open on the server).
+        let read = { (try? String(contentsOf: tls.accessLog, encoding: .utf8))?.split(separator: "\n").filter { $0.contains(tag) } ?? [] }
+        let parts = { read().map { $0.split(separator: " ").map(String.init) }.filter { $0.last != "\"bytes=0-\"" } }
+        _ = PotatoProcess.waitUntil(seconds: 10) { parts().count >= 3 }
+        let lines = read()
+        let others = parts()
+        #expect(others.count >= 3, "the file was split: \(lines)")
+        #expect(others.allSatisfy { $0[1] == "HTTP/1.1" && $0[2] != firstConnection && $0[3] == "206" },
+                "first connection \(firstConnection): \(lines)")
+    }
+
     @Test func theHTTP1_1OnlyPolicyUsesHTTP1_1() async throws {
         let tls = try await TestServers.nginxTLS()
         let session = session(tls) { $0.httpVersionPolicy = .http1_1Only }

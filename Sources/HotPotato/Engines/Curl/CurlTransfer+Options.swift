@@ -121,9 +121,10 @@ extension CurlTransfer {
         if mayUseHTTP2 { hp_curl_setopt_long(handle, Int32(HP_CURLOPT_PIPEWAIT), 1) }
     }
 
-    /// Whether HTTP/2 is offered: the policy allows it and the loaded libcurl has it.
+    /// Whether HTTP/2 is offered: the policy allows it, the loaded libcurl has it, and the
+    /// transfer may share its connection (a download's other connections may not).
     private var offersHTTP2: Bool {
-        configuration.httpVersionPolicy.allowsHTTP2 && CurlLibrary.supportsHTTP2
+        configuration.httpVersionPolicy.allowsHTTP2 && CurlLibrary.supportsHTTP2 && !sink.wantsConnectionOfItsOwn
     }
 
     /// Whether the request may go over HTTP/2: offered, and over TLS, where ALPN may choose it.
