@@ -85,6 +85,9 @@ enum CommandLineParser {
             case "-b", "--cookie":
                 let text = try value(name, inline)
                 if text.contains("=") {
+                    guard !Self.holdsControlCharacter(text) else {
+                        throw UsageError("\(name) \(text.debugDescription) holds a control character (a line break?), which cannot go in a header")
+                    }
                     options.addCookieHeader(text)
                 } else {
                     guard !text.isEmpty, text != "-" else { throw UsageError("\(name) needs a file name or name=value") }
@@ -318,10 +321,22 @@ enum CommandLineParser {
         }
         let field = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
         let fieldValue = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        guard !field.isEmpty, !field.contains(where: { $0.isWhitespace }) else {
-            throw UsageError("\(option) \"\(text)\" has no valid header name")
+        // RFC 9110's token characters only.
+        let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
+        guard !field.isEmpty, field.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter
+            || Character(Unicode.Scalar($0)).isNumber || tokenPunctuation.contains($0)) }) else {
+            throw UsageError("\(option) \(text.debugDescription) has no valid header name")
+        }
+        guard !holdsControlCharacter(fieldValue) else {
+            throw UsageError("\(option) \(text.debugDescription): the value holds a control character (a line break?), which cannot go in a header")
         }
         return (field, fieldValue)
+    }
+
+    /// Whether `text` holds a control character other than a tab: a CR or LF would end a header
+    /// field, and the library refuses to send it.
+    static func holdsControlCharacter(_ text: String) -> Bool {
+        text.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
     /// Whether the argument after `--json` is its key path rather than the URL or an option.

@@ -41,6 +41,19 @@ struct RequestDescription: Sendable {
         self.urlText = urlText
     }
 
+    /// Why a header field cannot be sent, or `nil` when it can: its name must be an RFC 9110
+    /// token, and its value may hold no control character but a tab — a CR or LF would end the
+    /// field (Foundation drops such a field without a word, so the request would go without it).
+    static func problem(withField name: String, value: String) -> HotPotatoError? {
+        if name.isEmpty || !name.utf8.allSatisfy(ASCII.isTokenByte) {
+            return HotPotatoError(.invalidRequest, reason: "\(name.debugDescription) is not a valid header name (RFC 9110: letters, digits and !#$%&'*+-.^_`|~).")
+        }
+        if value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            return HotPotatoError(.invalidRequest, reason: "The value of the header \(name) holds a control character (a line break, say), which would end or corrupt the field.")
+        }
+        return nil
+    }
+
     /// The request as a `URLRequest`, with the session's defaults applied; or the reason it
     /// cannot be made.
     func makeURLRequest(defaults: Session.Configuration) throws(HotPotatoError) -> URLRequest {
@@ -63,6 +76,12 @@ struct RequestDescription: Sendable {
                 throw HotPotatoError(.invalidRequest, reason: "The query items do not form a valid URL.")
             }
             target = composed
+        }
+        for field in headers.fields {
+            if let problem = Self.problem(withField: field.name, value: field.value) { throw problem }
+        }
+        for field in defaults.headers.fields where !headers.contains(field.name) {
+            if let problem = Self.problem(withField: field.name, value: field.value) { throw problem }
         }
         var request = URLRequest(url: target)
         request.httpMethod = method.rawValue

@@ -40,7 +40,9 @@ public struct ResponseHead: Sendable, Hashable {
     /// Use ``contentTypeHeader`` to tell an absent header from a malformed one.
     public var contentType: MediaType? { contentTypeHeader.flatMap { MediaType(parsing: $0) } }
 
-    /// The declared body length from `Content-Length`, or `nil` when absent or invalid.
+    /// The declared body length from `Content-Length`, or `nil` when absent or invalid, or when
+    /// the body is sent `chunked` (a `Transfer-Encoding` ending in `chunked` overrides
+    /// `Content-Length`, RFC 9112 §6.3, and frames the body as libcurl and browsers read it).
     ///
     /// Parsed strictly, as RFC 9110 asks: ASCII digits only (no sign, space inside, exponent or
     /// fraction), a value that fits in `Int64`, and several identical values (a list, or repeated
@@ -48,6 +50,19 @@ public struct ResponseHead: Sendable, Hashable {
     /// that apart from an absent header. (libcurl alone would read `1e3` as 1 and skip a value
     /// too large for it, letting a truncated body pass as complete.)
     public var contentLength: Int64? {
+        isChunked ? nil : contentLengthField
+    }
+
+    /// Whether the body is framed by chunks: the last of the `Transfer-Encoding` codings is
+    /// `chunked` (HTTP/1.1).
+    var isChunked: Bool {
+        guard headers.contains("Transfer-Encoding") else { return false }
+        let last = headers.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",") }.last
+        return last.map { ASCII.lowercased(String(ASCII.trimmingWhitespace($0))) == "chunked" } ?? false
+    }
+
+    /// `Content-Length` parsed strictly, whatever `Transfer-Encoding` says.
+    private var contentLengthField: Int64? {
         // Byte by byte, without Foundation's Unicode trimming: this runs several times a response.
         var first: Substring?
         for field in headers.fields where HTTPHeaders.namesMatch(field.name, "Content-Length") {
@@ -71,7 +86,7 @@ public struct ResponseHead: Sendable, Hashable {
     /// its body's length is unknowable, so ``ResponseDriver`` fails it with
     /// ``HotPotatoError/Code/malformedResponse``.
     public var hasMalformedContentLength: Bool {
-        headers.contains("Content-Length") && contentLength == nil
+        headers.contains("Content-Length") && !isChunked && contentLengthField == nil
     }
 
     /// The `Content-Encoding` codings, lowercased (`["gzip"]`); empty when absent or `identity`.

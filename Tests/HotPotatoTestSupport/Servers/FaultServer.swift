@@ -19,6 +19,9 @@ import Darwin
 /// - `/raw?status=S&h=Name:%20value&sent=M&from=F` — exactly that status and those header lines
 ///   (`h` repeats, in order), then M bytes of the pattern from offset F (or the text `body=T`),
 ///   then a clean close: for heads no honest server sends.
+/// - `/verbatim?head=T&padLines=N&padLength=L&body=B` — the text T as it is (a status line and
+///   header lines, CRLF-separated, no blank line), then N header lines `X-Pad: aaa…` of L bytes
+///   each, a blank line, the text B, and a clean close: for heads that break HTTP.
 /// - `/text?charset=C` — "Grüße, Zoë" encoded in C (`iso-8859-1` or `utf-16le`), labelled C.
 /// - `/jsonlines?count=N` and `/jsonarray?count=N&key=K` — N elements (see
 ///   `FaultServer.element(_:)`) as JSON Lines, or as an array at key K of an object with other
@@ -243,6 +246,13 @@ final class FaultServer: @unchecked Sendable {
                     offset += size
                 }
             }
+            shutdown(connection, Int32(SHUT_WR))
+            LoopbackConnection.drain(connection)
+        case "/verbatim":
+            var text = query["head"] ?? ""
+            let pad = "X-Pad: " + String(repeating: "a", count: max(0, int("padLength", 0) - 7))
+            for _ in 0..<int("padLines", 0) { text += "\r\n" + pad }
+            LoopbackConnection.send(connection, Data((text + "\r\n\r\n" + (query["body"] ?? "")).utf8))
             shutdown(connection, Int32(SHUT_WR))
             LoopbackConnection.drain(connection)
         default:

@@ -32,6 +32,9 @@ enum CurlErrorMapping {
             // With TLS 1.3 a server refuses the client's certificate after the client thinks the
             // handshake is done: the alert arrives with the first read.
             if let refusal = clientCertificateRefusal(message) { return error(.tlsFailure, refusal) }
+            // libcurl reports a response it cannot parse as a failed read too: not a lost
+            // connection (which a retry policy may send again), but the server's fault.
+            if let breach = responseBreach(message) { return error(.malformedResponse, breach) }
             // The driver adds how much of the declared length arrived.
             return error(.connectionLost, TransportFailureText.lost)
         case Int32(HP_CURLE_HTTP2_STREAM):
@@ -60,7 +63,14 @@ enum CurlErrorMapping {
         case Int32(HP_CURLE_INTERFACE_FAILED):
             return error(.transportFailed, "The local interface or address (Session.Configuration.localAddress) cannot be used")
         case Int32(HP_CURLE_UNSUPPORTED_PROTOCOL), Int32(HP_CURLE_URL_MALFORMAT):
+            // The scheme was checked before the request went out: libcurl says this of a status
+            // line that is not HTTP/1.x or HTTP/2 ("Unsupported HTTP version in response", a
+            // reply without one, "Received HTTP/0.9 when not allowed").
+            if let breach = responseBreach(message) { return error(.malformedResponse, breach) }
             return error(.invalidRequest, TransportFailureText.badURL)
+        case Int32(HP_CURLE_OUT_OF_MEMORY):
+            // libcurl's one limit on a header line (100 KB) fails the transfer this way.
+            return error(.malformedResponse, "A line of the response's head is longer than libcurl takes (100 KB), or libcurl ran out of memory")
         case Int32(HP_CURLE_WEIRD_SERVER_REPLY):
             return error(.malformedResponse, TransportFailureText.malformed)
         case Int32(HP_CURLE_READ_ERROR):
@@ -68,6 +78,18 @@ enum CurlErrorMapping {
         default:
             return error(.transportFailed, TransportFailureText.failed)
         }
+    }
+
+    /// What libcurl's `message` says the response broke, when it says the server sent what HTTP
+    /// does not allow: a chunked body's framing, a head over libcurl's 300 KB, a status line
+    /// that is not HTTP's.
+    static func responseBreach(_ message: String) -> String? {
+        if message.contains("chunked-encoding") { return "The response's chunked body is malformed" }
+        if message.contains("Too large response headers") { return "The response's head is larger than libcurl takes (300 KB)" }
+        if message.contains("in response") || message.contains("HTTP/0.9") || message.contains("Invalid status line") {
+            return "The response's status line is not HTTP/1.x or HTTP/2's"
+        }
+        return nil
     }
 
     /// What a TLS alert in libcurl's `message` says about the client's certificate, when it is
