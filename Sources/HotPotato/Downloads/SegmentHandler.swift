@@ -18,6 +18,9 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
         case changed
         /// A `200` of the same version: the server ignores ranges (for this request at least).
         case rangesIgnored
+        /// `429` or `503`: the server turns this connection away for now (a cap on connections
+        /// per client, or a busy moment), which says nothing about the file.
+        case busy
         /// Anything else (another status, a range that is not the one asked for).
         case refused
     }
@@ -74,6 +77,9 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
         case 412:
             verdict = .changed
             throw refusal(head, "412 Precondition Failed")
+        case 429, 503:
+            verdict = .busy
+            throw refusal(head, "\(head.status)")
         default:
             verdict = .refused
             throw refusal(head, "\(head.status)")
@@ -132,8 +138,9 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
     }
 
     private func refusal(_ head: ResponseHead, _ what: String) -> HotPotatoError {
+        // An error status is the server's answer, not a breach of HTTP.
         HotPotatoError(
-            verdict == .changed ? .resumeMismatch : .malformedResponse,
+            verdict == .changed ? .resumeMismatch : head.status >= 400 ? .unacceptableStatus : .malformedResponse,
             reason: "A segment request for bytes \(range.lowerBound)-\(range.upperBound - 1) was answered with \(what).",
             head: head)
     }

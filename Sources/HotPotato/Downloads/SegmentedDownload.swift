@@ -14,6 +14,8 @@ import Foundation
 ///
 /// - a connection that fails (a reset, a timeout, a `5xx`) gives its rest back, and another
 ///   request takes it — up to a budget of failures, then the download fails with the last one;
+/// - a connection turned away with `429` or `503` (a server's cap on connections per client)
+///   lowers the number of connections to those running, and costs nothing from the budget;
 /// - an answer of another version of the resource (another validator, `412`) fails the download
 ///   with ``HotPotatoError/Code/resumeMismatch`` and discards everything (no mixed versions);
 /// - a `200` of the same version (the server ignores ranges) stops further connections; the
@@ -91,6 +93,9 @@ final class SegmentedDownload: @unchecked Sendable {
         if cancelled { cancel() }
     }
     private var cancelRequested = false
+    /// How many connections run at once: ``maximumConnections``, lowered to those running when
+    /// the server turns one away (see ``SegmentHandler/Verdict/busy``).
+    private var connectionCap: Int
     private var failures = 0
     private var lastFailure: HotPotatoError?
     private var unsavedBytes: Int64 = 0
@@ -109,6 +114,7 @@ final class SegmentedDownload: @unchecked Sendable {
         self.length = length
         self.validator = validator
         self.maximumConnections = max(1, maximumConnections)
+        connectionCap = max(1, maximumConnections)
         self.launcher = launcher
         self.descriptor = descriptor
         self.path = path
@@ -150,8 +156,9 @@ final class SegmentedDownload: @unchecked Sendable {
     /// response ends before `end`. Returns its writer, or `nil` when its source's pinned
     /// validator is another (the version changed).
     func beginWorker(_ worker: Int, servedUpTo end: Int64, validator: String) throws -> SegmentWriter? {
+        // `nil`: another version; `.some(nil)`: the same, but nothing left for this worker.
         let start: Int64?? = lock.withLock {
-            guard let source = workerSources[worker]?.source, sources.pin(source, validator) else { return .some(nil) }
+            guard let source = workerSources[worker]?.source, sources.pin(source, validator) else { return .none }
             plan.truncate(worker, to: end)
             return .some(plan.position(of: worker)?.claimed)
         }
@@ -243,8 +250,9 @@ final class SegmentedDownload: @unchecked Sendable {
             guard let failure else { return 0 }
             if source > 0 {
                 // A mirror's failure: it is dropped for an answer that does not fit, or for a
-                // second failure; the budget counts only failures of connections.
-                let fits = verdict == nil || verdict == SegmentHandler.Verdict.none || verdict == .accepted
+                // second failure; the budget counts only failures of connections (a mirror that
+                // turns a connection away for now counts as one).
+                let fits = verdict == nil || verdict == SegmentHandler.Verdict.none || verdict == .accepted || verdict == .busy
                 sources.failed(source, failure.reason, dropsAtOnce: !fits)
                 if !fits { return 0 }
                 failures += 1
@@ -279,6 +287,19 @@ final class SegmentedDownload: @unchecked Sendable {
         case .rangesIgnored:
             rangesIgnored = true
             sources.ownURLServesParts = false
+        case .busy:
+            // The server turned a connection away (`429`, `503`: a cap on connections per
+            // client, as nginx's `limit_conn`, or a busy moment): the download goes on with the
+            // connections it has, and the part goes back to them. Only when none is left is it a
+            // failure, and the next request waits as after one.
+            let running = helpers.count + (primaryRunning ? 1 : 0)
+            if running > 0 {
+                connectionCap = min(connectionCap, running)
+                return
+            }
+            failures += 1
+            lastFailure = failure
+            if failures > failureBudget { _ = conclude(failure) }
         default:
             if failure.code == .cancelled || failure.code == .writeFailed || failure.code == .fileSystemError
                 || failure.code == .bodyTooLarge || failure.code == .malformedResponse && verdict == nil {
@@ -310,7 +331,7 @@ final class SegmentedDownload: @unchecked Sendable {
         lock.withLock {
             if case .running = state {
                 let running = helpers.count + (primaryRunning ? 1 : 0)
-                var room = maximumConnections - running
+                var room = connectionCap - running
                 if !sources.anyServesParts { room = 0 }
                 while room > 0, let range = plan.next(for: nextWorker, now: Self.now) {
                     guard let source = sources.choose() else {

@@ -77,7 +77,9 @@ import FoundationNetworking
 ///   is discarded (a resumable partial too: no file of two versions is ever placed) and the
 ///   request starts over, at most twice — the call's ``Response`` is then the new run's; a
 ///   resource that changes a third time fails with ``HotPotatoError/Code/resumeMismatch``.
-/// - A connection that fails (a reset, a timeout, a `5xx`) gives its part back and another
+/// - A part answered `429` or `503` (a server's cap on connections per client, as nginx's
+///   `limit_conn`) goes back to the connections running, and no more are opened than those.
+/// - A connection that fails (a reset, a timeout, another `5xx`) gives its part back and another
 ///   request takes it over, after a short pause; more than 3 + 2 × N such failures fail the
 ///   download with the last one.
 /// - With `resumable: true`, the record beside the partial file lists the ranges on disk

@@ -18,6 +18,11 @@ import Darwin
 ///   client has closed the connection of the request for the range from 0;
 /// - `changeAfter=K` — from the (K+1)th request on, the resource is version 2;
 /// - `changeEach=1` — every request finds a new version (request K gets version K);
+/// - `ignoreIfRange=1` — `If-Range` is not looked at: a range of another version gets a `206`
+///   of the current one, with its `ETag` (as some caches and CDNs answer);
+/// - `busyOver=K&busyStatus=S` — while K requests of the name are being answered, another gets
+///   status S (503 by default) with an empty body: a cap on connections per client, as nginx's
+///   `limit_conn`;
 /// - `die=K&dieAfter=B` — the first K requests for a range that does not start at 0 send B
 ///   bytes (64 KiB by default) and reset the connection;
 /// - `chunk=C&delayMs=D` — the body in C-byte pieces every D milliseconds (see `sendPaced`).
@@ -65,11 +70,26 @@ extension FaultServer {
         if query["changeEach"] == "1" { version = previous + 1 }
         let etag = query["weak"] == "1" ? "W/\"v\(version)\"" : "\"v\(version)\""
         let rangeHeader = headers["range"]
+        if let cap = query["busyOver"].flatMap(Int.init) {
+            let admitted = inFlight.withLock { counts -> Bool in
+                guard counts[name, default: 0] < cap else { return false }
+                counts[name, default: 0] += 1
+                return true
+            }
+            guard admitted else {
+                let status = int("busyStatus", 503)
+                rangeLog.withLock { $0[name, default: []].append(RangeRequest(
+                    range: rangeHeader, ifRange: headers["if-range"], status: status, start: -1, authorization: headers["authorization"])) }
+                LoopbackConnection.send(connection, self.head(status: status, headers: ["Content-Length": "0"]))
+                return
+            }
+        }
+        defer { if query["busyOver"] != nil { inFlight.withLock { $0[name, default: 1] -= 1 } } }
         var start = 0
         var end = size - 1
         var status = 200
         if let rangeHeader, query["ignore"] != "1", rangeHeader.hasPrefix("bytes="),
-           headers["if-range"].map({ $0 == etag }) ?? true {
+           query["ignoreIfRange"] == "1" || headers["if-range"].map({ $0 == etag }) ?? true {
             let bounds = rangeHeader.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
             if bounds.count == 2, let first = Int(bounds[0]), first < size {
                 start = first
@@ -112,6 +132,9 @@ extension FaultServer {
             firstClosed.withLock { _ = $0.insert(name) }
         }
     }
+
+    /// How many requests of each name with `busyOver` are being answered.
+    static let inFlight = Locked([String: Int]())
 
     /// The names whose request for the range from 0 the client has closed.
     static let firstClosed = Locked(Set<String>())

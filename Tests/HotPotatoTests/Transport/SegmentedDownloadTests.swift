@@ -162,6 +162,43 @@ import Testing
 
     /// A resource that changes at every request: started over twice, then the download fails with
     /// `resumeMismatch` and leaves nothing.
+    /// A server that does not look at `If-Range` answers a part of the changed resource with a
+    /// `206` of the new version under its new `ETag`: that too is a change, and the download
+    /// starts over (it used to fail with an internal error).
+    @Test(arguments: allEngines) func aPartOfAnotherVersionAnswered206StartsOver(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "flip-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60).get(ranged(fault, name, "&changeAfter=1&ignoreIfRange=1"))
+            .downloadToFile(at: destination, connections: 4).content
+        try expectPattern(destination, shift: 7)
+        let requests = FaultServer.rangeRequests(name)
+        #expect(requests.contains { $0.status == 206 && $0.ifRange == "\"v1\"" && $0.start > 0 }, "a part found the new version: \(requests)")
+        #expect(requests.filter { $0.range == "bytes=0-" && $0.ifRange == nil }.count == 2, "started over once: \(requests)")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
+    /// A server that takes two connections from a client at a time (nginx's `limit_conn`) turns
+    /// the others away with `503` or `429`: the download goes on with the connections it has.
+    @Test(arguments: allEngines, [503, 429])
+    func aServerThatCapsConnectionsGetsNoMore(engine: Session.Engine, status: Int) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "capped-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        _ = try await testSession(engine: engine, timeout: 60)
+            .get(ranged(fault, name, "&busyOver=2&busyStatus=\(status)&chunk=65536&delayMs=5"))
+            .downloadToFile(at: destination, connections: 8).content
+        try expectPattern(destination)
+        let requests = FaultServer.rangeRequests(name)
+        #expect(requests.contains { $0.status == status }, "some were turned away: \(requests)")
+        #expect(requests.filter { $0.status == 206 && $0.start > 0 }.count >= 1, "a second connection fetched parts: \(requests)")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
     @Test(arguments: allEngines) func aResourceThatNeverHoldsStillFails(engine: Session.Engine) async throws {
         let fault = try await TestServers.fault()
         let scratch = try ScratchDirectory()
