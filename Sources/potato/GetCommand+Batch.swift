@@ -1,5 +1,10 @@
 import Foundation
 import HotPotato
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Several downloads in one run (`potato get URL URL … -O`, `--output-dir DIR`, `-i FILE`):
 /// each to a file of its own, up to `--parallel N` at a time, each with its line of progress on
@@ -15,13 +20,27 @@ extension GetCommand {
         let isDuplicate: Bool
     }
 
+    /// `--output-dir DIR`, created with its parents when missing; the exit status when it cannot
+    /// be, else `nil`.
+    func createOutputDirectory() -> ExitStatus? {
+        guard let directory = options.outputDirectory else { return nil }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return nil
+        } catch {
+            Console.error("potato: cannot create the directory \(TerminalText.safe(directory)): \(error)\n")
+            return .missingDirectory
+        }
+    }
+
     func runBatch() async -> ExitStatus {
         var entries = options.batch
         if let input = options.inputFile {
             do {
                 entries += try Self.readEntries(input)
             } catch {
-                Console.error("potato: cannot read the input file \(TerminalText.safe(input)): \(error)\n")
+                let reason = (error as? UsageError)?.message ?? "\(error)"
+                Console.error("potato: cannot read the input file \(TerminalText.safe(input)): \(TerminalText.safe(reason))\n")
                 return .usage
             }
         }
@@ -29,14 +48,7 @@ extension GetCommand {
             Console.error("potato: nothing to download: the input file lists no URL\n")
             return .usage
         }
-        if let directory = options.outputDirectory {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                Console.error("potato: cannot create the directory \(TerminalText.safe(directory)): \(error)\n")
-                return .missingDirectory
-            }
-        }
+        if let failure = createOutputDirectory() { return failure }
         var claimed = Set<String>()
         let jobs = entries.enumerated().map { index, entry in
             let destination = CommandLineParser.destination(for: entry.url, name: entry.name, in: options.outputDirectory)
@@ -75,6 +87,12 @@ extension GetCommand {
     private func run(_ job: Job, session: Session, board: BatchBoard, interruption: Interruption) async -> ExitStatus {
         if let signal = interruption.signal { return signal == SIGTERM ? .terminated : .interrupted }
         let shownURL = TerminalText.safe(Redaction.redactingCredentials(inURL: job.entry.url))
+        if let name = job.entry.name, !Self.staysInside(name) {
+            // A list may come from anywhere: its names stay in the directory it is fetched to.
+            Console.error("potato: \(shownURL): the name \(TerminalText.safe(name.debugDescription)) leaves the output directory "
+                + "(an absolute path, or a .. in it); this one was not made\n")
+            return .usage
+        }
         if job.isDuplicate {
             Console.error("potato: \(shownURL): another download of this batch writes \(TerminalText.safe(job.destination)); "
                 + "this one was not made\n")
@@ -117,14 +135,29 @@ extension GetCommand {
         return failed.first?.1 ?? .success
     }
 
+    /// Whether an `-i` line's NAME names a file inside the output directory (the current one
+    /// without `--output-dir`): a relative path without `..` among its parts.
+    static func staysInside(_ name: String) -> Bool {
+        !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+    }
+
     /// The downloads `-i FILE` lists (`-` for standard input): a URL a line, or `URL<TAB>NAME`;
     /// blank lines and lines starting with `#` are skipped.
     static func readEntries(_ path: String) throws -> [BatchEntry] {
-        let data = path == "-"
-            ? FileHandle.standardInput.readDataToEndOfFile()
-            : try Data(contentsOf: URL(fileURLWithPath: path))
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            // Read as a stream, so that a pipe, a FIFO or /dev/stdin works as a file does
+            // (`-i <(generate-urls)`); close-on-exec, as every descriptor potato opens.
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw UsageError(String(cString: strerror(errno))) }
+            data = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).readDataToEndOfFile()
+        }
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }  // a byte order mark, as some editors write
         var entries: [BatchEntry] = []
-        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+        for line in text.split(whereSeparator: \.isNewline) {
             let text = line.trimmingCharacters(in: .whitespaces)
             guard !text.isEmpty, !text.hasPrefix("#") else { continue }
             let parts = text.split(separator: "\t", maxSplits: 1)

@@ -92,6 +92,8 @@ struct GetCommand {
 
         switch options.output {
         case .file(let path):
+            if let failure = createOutputDirectory() { return failure }
+            if Self.isDeviceOrPipe(path) { return await stream(request, toDeviceAt: path, display: display, interruption: interruption) }
             return await download(request, to: URL(fileURLWithPath: path), display: display, interruption: interruption)
         case .standardOutput:
             let maximum = options.maximumSize ?? .max
@@ -188,6 +190,7 @@ struct GetCommand {
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum, onlyIfChanged: options.onlyIfChanged,
             keepsRemoteTime: options.remoteTime, connections: options.connections, mirrors: options.mirrors)
+        let started = DispatchTime.now().uptimeNanoseconds
         let call = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
@@ -199,7 +202,7 @@ struct GetCommand {
         display.finish()
         switch outcome {
         case .success(let response): printWriteOut(head: response.head, timings: response.timings)
-        case .failure(let error): printWriteOut(head: error.head, timings: nil)
+        case .failure(let error): printWriteOut(head: error.head, timings: error.timings)
         }
         switch outcome {
         case .success(let response):
@@ -209,7 +212,8 @@ struct GetCommand {
             }
             if !options.quiet {
                 let size = Self.fileSize(destination.path) ?? 0
-                let seconds = response.timings.total
+                // Every attempt's time and every wait between them, not the last attempt's.
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1_000_000_000
                 Console.error("potato: saved \(ByteCount.text(size)) to \(destination.path) in \(String(format: "%.2f", seconds)) s"
                     + " (HTTP \(response.status))\n")
             }
@@ -222,7 +226,9 @@ struct GetCommand {
                 return signal == SIGTERM ? .terminated : .interrupted
             }
             let status = report(error)
-            if let keptNote, error.code != .resumeMismatch, error.code != .destinationBusy { Console.error("potato" + keptNote + "\n") }
+            if let kept, error.code != .resumeMismatch, error.code != .destinationBusy {
+                Console.error("potato: \(ByteCount.text(kept)) kept in \(partial.path): run the same command with --continue to resume\n")
+            }
             return status
         }
     }
@@ -240,7 +246,7 @@ struct GetCommand {
             return .success
         } catch {
             display.finish()
-            printWriteOut(head: error.head, timings: nil)
+            printWriteOut(head: error.head, timings: error.timings)
             if let signal = interruption.signal {
                 Console.error("potato: interrupted\n")
                 return signal == SIGTERM ? .terminated : .interrupted
@@ -253,6 +259,37 @@ struct GetCommand {
     private func printWriteOut(head: ResponseHead?, timings: TransferTimings?) {
         guard let writeOut = options.writeOut else { return }
         Console.output(writeOut.render(head: head, timings: timings, requested: options.url))
+    }
+
+    /// Whether `path` is a character device or a named pipe (`-o /dev/null`, `-o /dev/stdout`, a
+    /// FIFO): written as it is, as standard output is, rather than through a temporary file
+    /// renamed into place.
+    static func isDeviceOrPipe(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let type = status.st_mode & S_IFMT
+        return type == S_IFCHR || type == S_IFIFO
+    }
+
+    /// `-o DEVICE`: the body streamed to the device or pipe at `path`, as to standard output.
+    private func stream<Handler>(
+        _ request: Request<Handler>, toDeviceAt path: String, display: ProgressDisplay, interruption: Interruption
+    ) async -> ExitStatus {
+        let refused = [(options.resume, "--continue"), (options.connections > 1, "--connections"), (options.checksum != nil, "--checksum"),
+                       (options.onlyIfChanged, "--only-if-changed"), (options.remoteTime, "--remote-time"), (!options.mirrors.isEmpty, "--mirror")]
+        if let (_, option) = refused.first(where: { $0.0 }) {
+            Console.error("potato: \(TerminalText.safe(path)) is a device or a pipe, not a file: \(option) cannot be used with it (see --help)\n")
+            return .usage
+        }
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            Console.error("potato: file error: cannot open \(TerminalText.safe(path)): \(reason)\n")
+            return errno == EACCES || errno == EPERM ? .permissionDenied : .fileError
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let handled = adjusted(request.handled(by: StreamWriter(fileHandle: handle, maximumBodySize: options.maximumSize ?? .max)))
+        return await finish(handled, display: display, interruption: interruption) { _ in }
     }
 
     /// The size of the regular file at `path`, if there is one.

@@ -27,7 +27,8 @@ enum HelpText {
 
         Where the body goes (one of; without any, it is written to standard output):
           -o, --output FILE        stream it to FILE, placed only when complete (a failure or
-                                   Ctrl-C leaves no partial file, unless --continue)
+                                   Ctrl-C leaves no partial file, unless --continue); a device
+                                   or a pipe (/dev/null) is written as it is
               --json [KEYPATH]     pretty-print the JSON body, or the value at KEYPATH
                                    (data.users.0.name); KEYPATH can also be given as --json=KEYPATH
               --string             print the body as text, decoded by its charset
@@ -191,8 +192,8 @@ enum HelpText {
         Several downloads (several URLs, or -i; each with its own file, the options above applied
         to each; no -o, --json, --string, --events, body, --checksum or --mirror):
           -i, --input-file FILE    the URLs to fetch, one a line, or URL<TAB>NAME to name its
-                                   file (relative to --output-dir); # starts a comment; - reads
-                                   standard input
+                                   file (relative to --output-dir; no /… or ..); # starts a
+                                   comment; - reads standard input (or a pipe: -i <(cmd))
               --parallel N         run up to N downloads at once (1-64; default 4, as aria2's
                                    and wget2's five, less one: a few fill a link)
                                    Each running download has its line of progress on a

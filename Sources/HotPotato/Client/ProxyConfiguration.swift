@@ -159,11 +159,14 @@ public struct ProxyConfiguration: Sendable, Hashable {
     var isDirect: Bool { httpProxy == nil && httpsProxy == nil && unusableSettings.isEmpty }
 
     /// A proxy address as curl reads one: `http://` added when it has no scheme
-    /// (`proxy.example:3128`); `nil` when it is not then a URL with a host. The one reading of a
-    /// proxy address, for the environment's and for a command line's (potato's `--proxy`).
+    /// (`proxy.example:3128`); `nil` when it is not then a URL with a host and a port (if any) in
+    /// 1…65535. The one reading of a proxy address, for the environment's and for a command
+    /// line's (potato's `--proxy`).
     public static func proxyURL(_ text: String) -> URL? {
         let full = text.contains("://") ? text : "http://" + text
         guard let url = URL(string: full), url.host?.isEmpty == false else { return nil }
+        // A port libcurl would refuse as "unsupported proxy syntax" when the request goes out.
+        if let port = url.port, !(1...65535).contains(port) { return nil }
         return url
     }
 

@@ -132,12 +132,14 @@ extension Request {
     /// answers a `data:` URL) with `transfer` as the sink. `call` is what the attempt belongs to
     /// (the transfer itself for a call of one attempt): its attempts may claim a one-shot body in
     /// turn. The engine adds the session's cookies (``RedirectPolicy/firstRequest(_:)``), with the
-    /// transfer's ``CookieExchange``.
+    /// transfer's ``CookieExchange``. `adapted` sees the request as it goes out.
     func send(
-        _ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy, call: AnyObject? = nil
+        _ urlRequest: URLRequest, through transfer: Transfer<Handler>, redirects: RedirectPolicy, call: AnyObject? = nil,
+        adapted: ((URLRequest) -> Void)? = nil
     ) throws(HotPotatoError) {
         var urlRequest = urlRequest
         try transfer.adapt(&urlRequest)
+        adapted?(urlRequest)
         if let url = urlRequest.url, url.scheme?.lowercased() == "data" {
             // Both engines answer data: URLs the same way, without a network.
             DataURL.deliver(url, method: spec.method, to: transfer)

@@ -110,6 +110,13 @@ public struct HotPotatoError: Error, Sendable {
         get { details.attempts }
         set { uniqueDetails().attempts = newValue }
     }
+    /// The failed attempt's measurements (see ``Response/timings``), when it got as far as
+    /// sending the request: a rejected status, a broken or cut-off body, a lost connection. `nil`
+    /// for a failure before anything was sent, and for a download over several connections.
+    public var timings: TransferTimings? {
+        get { details.timings }
+        set { uniqueDetails().timings = newValue }
+    }
     /// A human-readable explanation of this particular failure. A URL's user name and password in
     /// it read `<redacted>` (see ``Redaction``), whoever wrote the text: HotPotato, libcurl,
     /// Foundation.
@@ -157,6 +164,7 @@ public struct HotPotatoError: Error, Sendable {
         var attempts: Int?
         var expectedChecksum: Checksum?
         var actualChecksum: Checksum?
+        var timings: TransferTimings?
 
         init(reason: String, head: ResponseHead?, underlying: (any Error)?) {
             redactedReason = reason
@@ -180,6 +188,7 @@ public struct HotPotatoError: Error, Sendable {
             copy.attempts = attempts
             copy.expectedChecksum = expectedChecksum
             copy.actualChecksum = actualChecksum
+            copy.timings = timings
             return copy
         }
     }

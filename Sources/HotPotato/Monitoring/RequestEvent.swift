@@ -9,8 +9,8 @@ public struct RequestEvent: Sendable {
     public enum Kind: Sendable {
         /// The chain's request, with the session's defaults applied, before any interceptor.
         case created(URLRequest)
-        /// An attempt is being sent: the request as the interceptors adapted it, and its number
-        /// (from 1).
+        /// An attempt is being sent: the request as the interceptors and the handler adapted it
+        /// (a download's `Range`, `If-Range`, `If-None-Match` …), and its number (from 1).
         case attemptStarted(URLRequest, attempt: Int)
         /// A redirect is being followed: the redirect's head, and the request sent next.
         case redirected(ResponseHead, to: URLRequest)
@@ -34,7 +34,8 @@ public struct RequestEvent: Sendable {
         public let attempts: Int
         /// Seconds from the call's start to its end, every attempt and wait included.
         public let duration: TimeInterval
-        /// The last attempt's timings, when it completed with a response.
+        /// The last attempt's timings, when it got as far as sending the request (see
+        /// ``HotPotatoError/timings`` for a failure).
         public let timings: TransferTimings?
 
         /// The last response's status, if one arrived.

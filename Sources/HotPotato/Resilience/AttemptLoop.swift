@@ -218,9 +218,11 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             guard !state.cancelled else { return nil }
             state.attempts += 1
             state.phase = .transferring(transfer)
-            monitors?.send(.attemptStarted(adapted, attempt: attempt))
             do throws(HotPotatoError) {
-                try request.send(adapted, through: transfer, redirects: redirects, call: self)
+                // As the handler adapted it too (a download's `Range`, `If-Range`, `If-None-Match`).
+                try request.send(adapted, through: transfer, redirects: redirects, call: self) { [monitors] sent in
+                    monitors?.send(.attemptStarted(sent, attempt: attempt))
+                }
             } catch {
                 transfer.fail(error)
             }
@@ -265,7 +267,7 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
                 summary = RequestEvent.Summary(
                     head: response.head, error: nil, attempts: attempts, duration: elapsed, timings: response.timings)
             case .failure(let error):
-                summary = RequestEvent.Summary(head: error.head, error: error, attempts: attempts, duration: elapsed, timings: nil)
+                summary = RequestEvent.Summary(head: error.head, error: error, attempts: attempts, duration: elapsed, timings: error.timings)
             }
             monitors.send(.finished(summary))
         }

@@ -321,7 +321,12 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
             let head = driver.head ?? ResponseHead(status: 0)
             let timings = TransferTimings(start: start, head: headTime, total: elapsed, phases: phases, connection: connection)
             outcome = .success(Response(head: head, content: content, timings: timings))
-        case .failure(let error):
+        case .failure(var error):
+            // What the engine measured of the attempt, for `-w` and the monitors: nothing when
+            // nothing was sent (no phases, no head).
+            if error.timings == nil, phases != nil || headTime != nil {
+                error.timings = TransferTimings(start: start, head: headTime, total: elapsed, phases: phases, connection: connection)
+            }
             outcome = .failure(error)
         }
         self.outcome = outcome

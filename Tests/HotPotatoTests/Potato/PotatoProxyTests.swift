@@ -39,7 +39,7 @@ import Testing
         #expect(help.text.contains("HTTP_PROXY"))
     }
 
-    @Test(arguments: [["-x", "ftp://proxy.example"], ["--proxy", "http://"], ["--proxy"]])
+    @Test(arguments: [["-x", "ftp://proxy.example"], ["--proxy", "http://"], ["--proxy"], ["-x", "http://127.0.0.1:99999"], ["-x", "127.0.0.1:0"]])
     func aBadProxyIsAUsageError(options: [String]) async throws {
         let outcome = try await potato(["get", "http://127.0.0.1:1/"] + options, environment: [:])
         #expect(outcome.status == 2)

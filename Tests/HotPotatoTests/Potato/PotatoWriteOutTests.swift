@@ -53,6 +53,19 @@ struct PotatoWriteOutTests {
         #expect(missing.text == "404", "\(missing.text)")
     }
 
+    /// After a rejected status, as curl: the connection and the timings of the request that
+    /// got it (they read 0 and empty before).
+    @Test func aRejectedResponseHasItsTimingsToo() async throws {
+        let nginx = try await TestServers.nginx()
+        let outcome = try await PotatoProcess.run([
+            "get", nginx.url("missing.bin").absoluteString, "-q", "-w", "%{http_code} %{num_connects} %{remote_ip} %{size_download} %{time_total}\\n",
+        ])
+        #expect(outcome.status == 9, "\(outcome.error)")
+        let fields = outcome.text.split(separator: "\n").last?.split(separator: " ") ?? []
+        #expect(fields.count == 5 && fields[0] == "404" && fields[1] == "1" && fields[2] == "127.0.0.1", "\(outcome.text)")
+        #expect(fields.count == 5 && (Int(fields[3]) ?? 0) > 0 && (Double(fields[4]) ?? 0) > 0, "\(outcome.text)")
+    }
+
     @Test func anUnknownVariableIsAUsageError() async throws {
         let outcome = try await PotatoProcess.run(["get", "http://127.0.0.1:9/", "-w", "%{time_redirect}"])
         #expect(outcome.status == 2)

@@ -82,7 +82,30 @@ import Testing
         #expect(error?.status == 418)
         let events = await recorder.all()
         #expect(Self.names(events) == ["created", "attempt 1", "redirect 302", "head 418", "finished 418 1"])
-        if case .finished(let summary) = events.last?.kind { #expect(summary.error?.code == .unacceptableStatus) }
+        if case .finished(let summary) = events.last?.kind {
+            #expect(summary.error?.code == .unacceptableStatus)
+            // The rejected attempt was sent and answered: it has its measurements, as its error.
+            #expect(summary.timings != nil && summary.error?.timings != nil)
+            #expect(summary.timings?.connection?.connectionsMade ?? 0 >= 1 || engine == .urlSession)
+        }
+    }
+
+    /// An attempt is reported as it goes out: with what the handler adds (a download's `Range`,
+    /// a conditional download's `If-None-Match`), not only the interceptors.
+    @Test(.needsNginx, arguments: allEngines)
+    func anAttemptIsReportedWithTheHeadersItsHandlerAdds(engine: Session.Engine) async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let recorder = Recorder()
+        let session = testSession(engine: engine) { $0.eventMonitors = [recorder] }
+        _ = try await session.get(nginx.url("medium.bin")).downloadToFile(at: scratch.file("m.bin"), connections: 2).content
+        let events = await recorder.all()
+        let sent = events.compactMap { event -> URLRequest? in
+            if case .attemptStarted(let request, _) = event.kind { return request }
+            return nil
+        }
+        #expect(sent.first?.value(forHTTPHeaderField: "Range") == "bytes=0-", "\(sent.map { $0.allHTTPHeaderFields ?? [:] })")
     }
 
     @Test(arguments: allEngines)

@@ -25,6 +25,8 @@ enum CurlErrorMapping {
         case Int32(HP_CURLE_COULDNT_RESOLVE_HOST):
             return error(.hostNotFound, TransportFailureText.hostNotFound)
         case Int32(HP_CURLE_COULDNT_RESOLVE_PROXY):
+            // libcurl says this of a proxy URL it cannot parse too (a port out of range).
+            if message.contains("proxy syntax") { return error(.invalidRequest, "The proxy's URL cannot be used") }
             return error(.hostNotFound, "The proxy's host name could not be resolved")
         case Int32(HP_CURLE_OPERATION_TIMEDOUT):
             return error(.timedOut, TransportFailureText.timedOut)
