@@ -189,6 +189,12 @@ enum CommandLineParser {
                     throw UsageError("--timeout \"\(text)\" is not a number of seconds")
                 }
                 options.timeout = seconds
+            case "-m", "--max-time":
+                let text = try value(name, inline)
+                guard let seconds = TimeInterval(text), seconds > 0, seconds.isFinite else {
+                    throw UsageError("\(name) \"\(text)\" is not a number of seconds")
+                }
+                options.maximumTime = seconds
             case "--retry":
                 let text = try value(name, inline)
                 guard let count = Int(text), count >= 0, count <= 1000 else {

@@ -124,6 +124,7 @@ struct GetCommand {
     func makeSession() -> Session {
         var configuration = Session.Configuration()
         if let timeout = options.timeout { configuration.requestTimeout = timeout }
+        if let maximumTime = options.maximumTime { configuration.resourceTimeout = maximumTime }
         configuration.proxy = options.proxyConfiguration()
         if let authorities = options.certificateAuthorities {
             configuration.certificateAuthorities = URL(fileURLWithPath: authorities)

@@ -86,6 +86,8 @@ struct GetOptions {
     var quiet = false
     var progress = ProgressStyle.auto
     var timeout: TimeInterval?
+    /// `--max-time SECONDS`: the most a transfer may take, however steadily bytes arrive.
+    var maximumTime: TimeInterval?
     /// `--retry N`: how many times to retry a transient failure; `nil` for the default (5 with
     /// `-o`, none otherwise).
     var retries: Int?

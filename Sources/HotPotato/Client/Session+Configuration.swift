@@ -17,8 +17,11 @@ extension Session {
         /// ``HotPotatoError/Code/timedOut``. Default 60. A request can set its own with
         /// `timeout(_:)`.
         public var requestTimeout: TimeInterval = 60
-        /// Seconds a whole transfer may take before failing with ``HotPotatoError/Code/timedOut``.
-        /// Default 7 days, URLSession's own.
+        /// Seconds a whole transfer may take before failing with ``HotPotatoError/Code/timedOut``,
+        /// however steadily its bytes arrive (potato's `--max-time`). Default 7 days, URLSession's
+        /// own. Kept by both engines (on Linux the URLSession engine keeps it itself, for limits
+        /// under a day: FoundationNetworking does not). Each attempt of a retried call, and each
+        /// connection of a download over several, has its own.
         public var resourceTimeout: TimeInterval = 7 * 24 * 60 * 60
         /// Headers sent with every request; a request's own headers of the same name win.
         public var headers: HTTPHeaders = [:]

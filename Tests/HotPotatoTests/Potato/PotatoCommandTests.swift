@@ -19,7 +19,7 @@ import Glibc
         #expect(get.status == 0)
         for option in ["-o, --output", "--json [KEYPATH]", "--string", "-H, --header", "-u, --user", "-X, --request", "-d, --data",
                        "--data-file", "--accept-status", "--accept-type", "--max-size", "-C, --continue", "-b, --cookie", "-c, --cookie-jar", "-v, --verbose",
-                       "-q, --quiet", "--progress", "--timeout", "--overwrite", "--checksum ALG=HEX", "--only-if-changed", "-R, --remote-time", "--limit-rate RATE"] {
+                       "-q, --quiet", "--progress", "--timeout", "-m, --max-time", "--overwrite", "--checksum ALG=HEX", "--only-if-changed", "-R, --remote-time", "--limit-rate RATE"] {
             #expect(get.text.contains(option), "get --help lists \(option)")
         }
         for code in [0, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 22, 130] {
@@ -231,6 +231,22 @@ import Glibc
         #expect(outcome.status == 6)
         #expect(outcome.error.contains("timed out"))
         #expect(try scratch.entries().isEmpty)
+    }
+
+    /// A server that trickles its body (a piece every 100 ms, 200 KB in all: 20 s) never trips
+    /// `--timeout`; `--max-time 1` ends it, with no file left. Both engines.
+    @Test(arguments: allEngineNames) func maxTimeEndsATransferThatTrickles(engine: String) async throws {
+        let server = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let outcome = try await PotatoProcess.run([
+            "get", server.url("/drip?bytes=204800&chunk=1024&delayMs=100").absoluteString, "--timeout", "5", "--max-time", "1",
+            "-o", scratch.file("s").path, "--retry", "0", "--engine", engine,
+        ])
+        #expect(outcome.status == 6, "\(outcome.error)")
+        #expect(try scratch.entries().isEmpty)
+        let refused = try await PotatoProcess.run(["get", server.url("/drip").absoluteString, "--max-time", "soon"])
+        #expect(refused.status == 2)
     }
 
     @Test func connectionLostExitsWith8() async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import HotPotatoTestSupport
 
 /// Responses that break HTTP in ways libcurl reports as something else — a failed read, an
-/// unsupported protocol, no memory — fail on the libcurl engine with
+/// unsupported protocol, no memory, a bad content coding — fail on the libcurl engine with
 /// ``HotPotatoError/Code/malformedResponse`` (not a lost connection that a retry policy sends
 /// again, nor a bad URL), and potato exits 20. A chunked body with a `Content-Length` too is read
 /// by its chunks (RFC 9112 §6.3), as libcurl frames it.
@@ -25,6 +25,7 @@ import Testing
          [URLQueryItem(name: "padLines", value: "1"), URLQueryItem(name: "padLength", value: "200000")]),
         ("a head of 400 KB", ["HTTP/1.1 200 OK", "Content-Length: 2"], "hi",
          [URLQueryItem(name: "padLines", value: "400"), URLQueryItem(name: "padLength", value: "1000")]),
+        ("a gzip body that is not gzip", ["HTTP/1.1 200 OK", "Content-Encoding: gzip", "Content-Length: 25"], "this is not gzip at all!!", []),
     ]
 
     @Test(arguments: broken.indices) func aResponseThatBreaksHTTPIsMalformed(index: Int) async throws {

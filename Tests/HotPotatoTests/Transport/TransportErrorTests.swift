@@ -40,6 +40,18 @@ import Testing
         #expect(elapsed < stall / 2, "gave up after \(elapsed) s for a 1 s idle timeout, the server silent for \(stall) s")
     }
 
+    /// `resourceTimeout` ends a transfer whose bytes keep coming (a piece every 100 ms: no idle
+    /// timeout fires), on both engines: FoundationNetworking ignores it, so the engine keeps it.
+    /// The body would take 20 s; were the limit not kept, the call would succeed.
+    @Test(arguments: allEngines) func theResourceTimeoutEndsATransferThatTrickles(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine) { $0.resourceTimeout = 1 }
+        let fault = try await TestServers.fault()
+        let error = await expectFailure {
+            try await session.get(fault.url("/drip?bytes=204800&chunk=1024&delayMs=100")).timeout(5).asData().content
+        }
+        #expect(error?.code == .timedOut, "\(error.map { "\($0)" } ?? "no error")")
+    }
+
     /// A handler that holds the transfer (backpressure on the libcurl engine) is not the server
     /// being idle: a handler slower than the timeout does not time the call out.
     @Test func aHandlerSlowerThanTheTimeoutIsNotAnIdleServer() async throws {

@@ -75,6 +75,8 @@ enum CurlErrorMapping {
             return error(.malformedResponse, "A line of the response's head is longer than libcurl takes (100 KB), or libcurl ran out of memory")
         case Int32(HP_CURLE_WEIRD_SERVER_REPLY):
             return error(.malformedResponse, TransportFailureText.malformed)
+        case Int32(HP_CURLE_BAD_CONTENT_ENCODING):
+            return error(.malformedResponse, "The body's content coding (gzip, deflate, br, zstd) is corrupt or unknown")
         case Int32(HP_CURLE_READ_ERROR):
             return error(.invalidRequest, "Reading the request body failed")
         default:

@@ -164,6 +164,17 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             return {}
         }
         launch(transfer)
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking does not end a task at `timeoutIntervalForResource`: the engine
+        // does. Only for a limit under a day, so that a pending deadline (which holds the
+        // transfer weakly) lives no longer than that.
+        let limit = configuration.resourceTimeout
+        if limit < 86_400 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, limit)) { [weak transfer] in
+                transfer?.exceededResourceTimeout(limit)
+            }
+        }
+        #endif
         return { transfer.stop() }
     }
 

@@ -265,6 +265,16 @@ final class URLSessionTransfer: @unchecked Sendable {
         _ = body
     }
 
+    /// Fails the call with ``HotPotatoError/Code/timedOut`` (its whole transfer took longer than
+    /// ``Session/Configuration/resourceTimeout``, `limit`) and stops the task; nothing when the
+    /// call has settled.
+    func exceededResourceTimeout(_ limit: TimeInterval) {
+        guard !sink.isFinished else { return }
+        sink.fail(HotPotatoError(
+            .timedOut, reason: "The transfer took longer than Session.Configuration.resourceTimeout (\(limit) s)."))
+        stop()
+    }
+
     /// Cancels the call (the session is being invalidated) and stops the task.
     func cancel() {
         sink.cancel()
