@@ -63,21 +63,30 @@ public struct EventLogger: EventMonitor {
         rawLines(for: event).map(TerminalText.safe)
     }
 
+    /// A request's headers, one `> Name: value` line each, credentials masked.
+    private func headerLines(of request: URLRequest, prefix: String) -> [String] {
+        (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }).map { name, value in
+            "\(prefix) > \(name): \(Self.shown(name, value))"
+        }
+    }
+
     private func rawLines(for event: RequestEvent) -> [String] {
         let prefix = "[#\(event.requestID)]"
         switch event.kind {
         case .created:
             return []
         case .attemptStarted(let request, let attempt):
-            var lines = ["\(prefix) > \(request.httpMethod ?? "GET") \(Redaction.redacting(request.url)) (attempt \(attempt))"]
+            let lines = ["\(prefix) > \(request.httpMethod ?? "GET") \(Redaction.redacting(request.url)) (attempt \(attempt))"]
+            return lines + (includesHeaders ? headerLines(of: request, prefix: prefix) : [])
+        case .redirected(let head, let next):
+            var lines = ["\(prefix) redirect: \(head.status) to \(next.httpMethod ?? "GET") \(Redaction.redacting(next.url))"]
             if includesHeaders {
-                for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-                    lines.append("\(prefix) > \(name): \(Self.shown(name, value))")
-                }
+                // The redirect's own headers (its `Location`, the cookies it set), then the next
+                // request's, as it goes out.
+                for field in head.headers { lines.append("\(prefix) < \(field.name): \(Self.shown(field.name, field.value))") }
+                lines += headerLines(of: next, prefix: prefix)
             }
             return lines
-        case .redirected(let head, let next):
-            return ["\(prefix) redirect: \(head.status) to \(next.httpMethod ?? "GET") \(Redaction.redacting(next.url))"]
         case .headReceived(let head):
             var details: [String] = []
             if let type = head.headers["Content-Type"] { details.append(type) }

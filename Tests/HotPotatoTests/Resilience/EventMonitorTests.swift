@@ -144,4 +144,21 @@ import Testing
         }
         #expect(text.contains("< X-Evil: \\x1B]2;pwned\\x07\\x1B[2Jred \\u{202E}txt"), "\(text)")
     }
+
+    /// With headers, a redirect shows its own (its `Location`, the cookies it set, masked) and the
+    /// next request's, as `curl -v` does.
+    @Test func theLoggerShowsARedirectsHeadersAndTheNextRequests() {
+        let logger = EventLogger(includesHeaders: true) { _ in }
+        let head = ResponseHead(status: 302, headers: ["Location": "/next", "Set-Cookie": "session=secret"])
+        var next = URLRequest(url: URL(string: "http://127.0.0.1/next")!)
+        next.setValue("text/plain", forHTTPHeaderField: "Accept")
+        next.setValue("session=secret", forHTTPHeaderField: "Cookie")
+        let event = RequestEvent(requestID: 2, method: .get, url: nil, date: Date(), kind: .redirected(head, to: next))
+        let lines = logger.lines(for: event)
+        #expect(lines.first == "[#2] redirect: 302 to GET http://127.0.0.1/next", "\(lines)")
+        #expect(lines.contains("[#2] < Location: /next") && lines.contains("[#2] > Accept: text/plain"), "\(lines)")
+        #expect(!lines.joined().contains("secret"), "\(lines)")
+        let quiet = EventLogger { _ in }.lines(for: event)
+        #expect(quiet.count == 1)
+    }
 }
