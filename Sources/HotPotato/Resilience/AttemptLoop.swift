@@ -218,11 +218,11 @@ final class AttemptLoop<Handler: ContentHandler>: CallCancelling where Handler.C
             guard !state.cancelled else { return nil }
             state.attempts += 1
             state.phase = .transferring(transfer)
+            // As the handler adapted it too (a download's `Range`, `If-Range`, `If-None-Match`); no
+            // closure to allocate without monitors.
+            let reportSent = monitors.map { monitors in { (sent: URLRequest) in monitors.send(.attemptStarted(sent, attempt: attempt)) } }
             do throws(HotPotatoError) {
-                // As the handler adapted it too (a download's `Range`, `If-Range`, `If-None-Match`).
-                try request.send(adapted, through: transfer, redirects: redirects, call: self) { [monitors] sent in
-                    monitors?.send(.attemptStarted(sent, attempt: attempt))
-                }
+                try request.send(adapted, through: transfer, redirects: redirects, call: self, adapted: reportSent)
             } catch {
                 transfer.fail(error)
             }
