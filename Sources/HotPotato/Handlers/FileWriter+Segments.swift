@@ -43,14 +43,30 @@ extension FileWriter {
 
     /// At the head: when the response is a `206` that runs to the end of the file, of a version
     /// named by a strong `ETag`, without a content coding, and enough is missing to be worth
-    /// splitting, starts fetching the file over several connections. Otherwise the response is
-    /// written as one.
+    /// splitting, starts fetching the file over several connections. So does the `200` of a new
+    /// version that a resumed request's `If-Range` brought, from a server that says it serves
+    /// ranges (`Accept-Ranges: bytes`): the partial file was started over, and the new version
+    /// is fetched as a new download would be. Otherwise the response is written as one.
     func beginSegmentsIfWorthIt(_ head: ResponseHead) throws {
-        guard let launcher = segmentLauncher, head.status == 206, descriptor >= 0, !partialIsComplete,
-              head.contentEncodings.isEmpty, let etag = head.headers["ETag"], !etag.hasPrefix("W/"),
-              let contentRange = ContentRange(parsing: head.headers["Content-Range"]), let served = contentRange.range,
-              let length = contentRange.completeLength, served.upperBound == length - 1 else { return }
-        let offset = served.lowerBound
+        guard let launcher = segmentLauncher, descriptor >= 0, !partialIsComplete,
+              head.contentEncodings.isEmpty, let etag = head.headers["ETag"], !etag.hasPrefix("W/") else { return }
+        let offset: Int64
+        let length: Int64
+        if head.status == 206 {
+            guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]), let served = contentRange.range,
+                  let complete = contentRange.completeLength, served.upperBound == complete - 1 else { return }
+            offset = served.lowerBound
+            length = complete
+        } else if head.status == 200, case .rest = requested, connections > 1,
+                  head.headers.values(for: "Accept-Ranges").contains(where: { $0.lowercased().contains("bytes") }),
+                  let whole = head.contentLength {
+            // What the record listed belongs to the old version: nothing of the new is written.
+            resumedRanges = nil
+            offset = 0
+            length = whole
+        } else {
+            return
+        }
         let written = resumedRanges ?? (offset > 0 ? [0..<offset] : [])
         let missing = length - written.reduce(0) { $0 + Int64($1.count) }
         // A partial file with holes is always continued this way; otherwise only when it pays.

@@ -85,7 +85,9 @@ import FoundationNetworking
 /// - With `resumable: true`, the record beside the partial file lists the ranges on disk
 ///   (`"length"` and `"done"`, saved every 8 MiB or half a second, and at the end): after a
 ///   failure, a cancel, a crash or `kill -9`, the next download asks only for the missing ranges
-///   (`Range: bytes=<first missing>-` with `If-Range`, then a request per missing part).
+///   (`Range: bytes=<first missing>-` with `If-Range`, then a request per missing part). When
+///   the file changed meanwhile, the `200` of the new version starts the partial file over, and
+///   the new version is split as a new download is (when the server says `Accept-Ranges: bytes`).
 /// - With ``checksum``, the digest follows the part of the file written without a gap, and
 ///   finishes the rest once every part is there.
 /// - A call's own ``Request/limitRate(_:)`` is the whole download's: its connections share it

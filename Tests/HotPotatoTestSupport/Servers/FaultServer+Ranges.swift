@@ -27,6 +27,8 @@ import Darwin
 ///   bytes (64 KiB by default) and reset the connection;
 /// - `chunk=C&delayMs=D` — the body in C-byte pieces every D milliseconds (see `sendPaced`).
 ///
+/// A test can also make a name's resource another version from now on (`setVersion(_:of:)`).
+///
 /// Every request is recorded under its name (see `rangeRequests(_:)`).
 extension FaultServer {
     /// What one request to `/ranged` asked for and got.
@@ -68,6 +70,7 @@ extension FaultServer {
         let previous = rangeLog.withLock { $0[name]?.count ?? 0 }
         var version = query["changeAfter"].flatMap(Int.init).map { previous >= $0 ? 2 : 1 } ?? 1
         if query["changeEach"] == "1" { version = previous + 1 }
+        if let set = versions.withLock({ $0[name] }) { version = set }
         let etag = query["weak"] == "1" ? "W/\"v\(version)\"" : "\"v\(version)\""
         let rangeHeader = headers["range"]
         if let cap = query["busyOver"].flatMap(Int.init) {
@@ -132,6 +135,12 @@ extension FaultServer {
             firstClosed.withLock { _ = $0.insert(name) }
         }
     }
+
+    /// The versions tests set (see `setVersion(_:of:)`), by name.
+    static let versions = Locked([String: Int]())
+
+    /// From now on, the resource `name` is version `version`.
+    static func setVersion(_ version: Int, of name: String) { versions.withLock { $0[name] = version } }
 
     /// How many requests of each name with `busyOver` are being answered.
     static let inFlight = Locked([String: Int]())

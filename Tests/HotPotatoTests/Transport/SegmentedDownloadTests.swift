@@ -246,6 +246,33 @@ import Testing
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// A resumable download continued after the file changed gets the new version's `200` to its
+    /// `If-Range`: the partial file is started over, and the new version is fetched over several
+    /// connections too (it was fetched over the one).
+    @Test(arguments: allEngines) func aChangedFileIsFetchedAgainOverSeveralConnections(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "renewed-\(UUID().uuidString)"
+        let destination = scratch.file("file.bin")
+        let session = testSession(engine: engine, timeout: 60)
+        let url = ranged(fault, name, "&chunk=16384&delayMs=10")
+        let call = session.get(url).downloadToFile(at: destination, resumable: true, connections: 4).start()
+        #expect(PotatoProcess.waitUntil(seconds: 20) { (FileWriter.keptBytes(for: destination) ?? 0) > 1 << 20 })
+        call.cancel()
+        _ = await expectFailure { try await call.response() }
+        let before = FaultServer.rangeRequests(name).count
+        FaultServer.setVersion(2, of: name)
+
+        _ = try await session.get(url).downloadToFile(at: destination, resumable: true, connections: 4).content
+        try expectPattern(destination, shift: 7)
+        let resumed = FaultServer.rangeRequests(name).dropFirst(before)
+        #expect(resumed.first?.ifRange == "\"v1\"" && resumed.first?.status == 200, "\(Array(resumed))")
+        #expect(resumed.dropFirst().filter { $0.status == 206 && $0.ifRange == "\"v2\"" && $0.start > 0 }.count >= 2,
+                "the new version's parts: \(Array(resumed))")
+        #expect(try scratch.entries() == ["file.bin"])
+    }
+
     /// A call's `limitRate` is the whole download's: its connections share it (libcurl engine; the
     /// URLSession engine cannot limit a rate). 6 MiB at 4 MiB/s takes at least 1.5 s less the
     /// connections' first reads; with the limit applied to each of 4 connections instead, it would
