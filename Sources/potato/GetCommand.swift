@@ -184,15 +184,23 @@ struct GetCommand {
     ) async -> ExitStatus {
         let partial = FileWriter.partialFileURL(for: destination)
         let keptBefore = options.resume ? FileWriter.keptBytes(for: destination) : nil
-        if let keptBefore, keptBefore > 0, !options.quiet {
-            Console.error("potato: resuming after \(ByteCount.text(keptBefore)) already downloaded (if the server allows)\n")
-        }
         let writer = request.downloadToFile(
             at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum, onlyIfChanged: options.onlyIfChanged,
             keepsRemoteTime: options.remoteTime, connections: options.connections, mirrors: options.mirrors)
         let started = DispatchTime.now().uptimeNanoseconds
-        let call = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }.start()
+        var observed = adjusted(writer).onProgress(queue: display.queue) { display.update($0) }
+        if let keptBefore, keptBefore > 0, !options.quiet {
+            // Said once the server has answered with the rest (another download holding the
+            // partial file, or a new version of the file, resumes nothing); once, not again for
+            // a retried attempt. Both on the display's queue, in order.
+            let said = Flag()
+            observed = observed.onHead(queue: display.queue) { head in
+                guard head.status == 206, said.set() else { return }
+                Console.error("potato: resuming after \(ByteCount.text(keptBefore)) already downloaded\n")
+            }
+        }
+        let call = observed.start()
         interruption.onInterrupt { call.cancel() }
         let outcome: Result<Response<URL>, HotPotatoError>
         do {
@@ -260,6 +268,16 @@ struct GetCommand {
     private func printWriteOut(head: ResponseHead?, timings: TransferTimings?) {
         guard let writeOut = options.writeOut else { return }
         Console.output(writeOut.render(head: head, timings: timings, requested: options.url))
+    }
+
+    /// A flag set once, from a queue's callbacks.
+    private final class Flag: @unchecked Sendable {
+        private var isSet = false
+        /// Sets the flag; `true` the first time.
+        func set() -> Bool {
+            defer { isSet = true }
+            return !isSet
+        }
     }
 
     /// Whether `path` is a character device or a named pipe (`-o /dev/null`, `-o /dev/stdout`, a

@@ -88,12 +88,13 @@ import Glibc
         let (first, second) = try await offThePool { () -> (PotatoProcess.Outcome, PotatoProcess.Outcome) in
             let first = try PotatoProcess(["get", url, "-o", destination.path, "--continue", "-q"])
             _ = PotatoProcess.waitUntil { (fileSize(partial) ?? 0) >= 512 * 1024 }
-            let second = try PotatoProcess(["get", url, "-o", destination.path, "--continue", "-q"]).wait()
+            let second = try PotatoProcess(["get", url, "-o", destination.path, "--continue", "--progress", "none"]).wait()
             FaultServer.openGate(gate)
             return (try first.wait(), second)
         }
         #expect(second.status == 19, "\(second.error)")
         #expect(second.error.contains("Another download"))
+        #expect(!second.error.contains("resuming after"), "it resumed nothing: \(second.error)")
         #expect(first.status == 0, "\(first.error)")
         #expect(try Data(contentsOf: destination) == FaultServer.jsonLines(count: 20000))
         #expect(try scratch.entries() == ["lines.json"])
