@@ -366,6 +366,8 @@ final class CurlEventLoop: @unchecked Sendable {
             return
         }
         join(transfer, handle: handle, multi: multi)
+        // The next hop's handle was reset to its group's whole limit: its share again, now.
+        if transfer.sink.receiveRateGroup != nil || configuration.receiveRateLimit != nil { shareReceiveRate() }
     }
 
     /// Shares the session's ``Session/Configuration/receiveRateLimit`` evenly among the transfers
