@@ -150,9 +150,12 @@ struct GetCommand {
     private var retryPolicy: RetryPolicy {
         let isDownload = options.writesFiles
         let retries = options.retries ?? (isDownload ? Self.defaultDownloadRetries : 0)
+        // With --max-time, no attempt starts once that time has passed (each has it as its own
+        // limit too).
+        let elapsedLimits = [options.retryMaximumTime, options.maximumTime].compactMap { $0 }
         return RetryPolicy(
             maximumAttempts: retries + 1, initialDelay: options.retryDelay ?? 1, maximumDelay: 60,
-            maximumElapsedTime: options.retryMaximumTime,
+            maximumElapsedTime: elapsedLimits.min(),
             retryableErrorCodes: options.output == .events ? [] : RetryPolicy.transientErrorCodes)
     }
 

@@ -80,7 +80,8 @@ enum HelpText {
                                    fails (atomically, mode 0600; - for standard output)
               --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
           -m, --max-time SECONDS   give up on a transfer that takes longer than SECONDS, even
-                                   one whose bytes keep coming (exit 6; default 7 days)
+                                   one whose bytes keep coming (exit 6; default 7 days); no
+                                   retry starts after SECONDS
               --engine ENGINE      auto (default), curl or urlsession
           -x, --proxy URL          send requests through the proxy URL
                                    (http://[user:password@]host:port; '' for none); without it,

@@ -11,6 +11,9 @@ import Foundation
 /// stops the transfer with ``HotPotatoError/Code/writeFailed``, with the body offset of the chunk
 /// in ``HotPotatoError/byteOffset`` and the cause in ``HotPotatoError/underlying``.
 ///
+/// Written bytes cannot be taken back: a call under a ``RetryPolicy`` is retried only while no
+/// byte was written (another attempt would write the body again after them).
+///
 /// Gating defaults: ``ResponseGate/successful``; no size limit.
 open class StreamWriter: SelectiveDiscarder<Int64> {
     private enum Target {
@@ -124,4 +127,11 @@ open class StreamWriter: SelectiveDiscarder<Int64> {
             reason + (underlying.map { ": \($0)" } ?? "") + ".", byteOffset: bytesWritten, head: head,
             underlying: underlying)
     }
+}
+
+/// Bytes written to a stream or a file handle cannot be taken back: once any were, a failed
+/// attempt is not followed by another, which would write the body again after them (a pipe, a
+/// terminal, standard output would get the first bytes twice).
+extension StreamWriter: AttemptBoundHandler {
+    var allowsAnotherAttempt: Bool { bytesWritten == 0 }
 }

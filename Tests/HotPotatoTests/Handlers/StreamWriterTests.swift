@@ -81,4 +81,25 @@ import Testing
         let error = expectFailure { try drive(StreamWriter(stream: stream), head: head(200), body: Data("x".utf8)) }
         #expect(error?.code == .writeFailed)
     }
+
+    /// Under a retry policy, a body cut short after bytes were written is not fetched again
+    /// (the file would hold its first bytes twice). Both engines.
+    @Test(arguments: allEngines) func writtenBytesAreNeverWrittenTwice(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = scratch.file("out")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        let retrying = RetryPolicy(maximumAttempts: 3, initialDelay: 0)
+        let error = await expectFailure {
+            try await testSession(engine: engine).get(fault.url("/short?declared=100000&sent=30000"))
+                .retry(retrying).handled(by: StreamWriter(fileHandle: handle)).content
+        }
+        #expect(error?.code == .truncatedBody)
+        #expect(error?.attempts == 1, "not retried")
+        #expect(try Data(contentsOf: file).count == 30000)
+    }
 }
+

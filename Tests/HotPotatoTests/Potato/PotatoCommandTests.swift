@@ -249,6 +249,31 @@ import Glibc
         #expect(refused.status == 2)
     }
 
+    /// Bytes written to standard output (or a pipe, a device) cannot be taken back: a body cut
+    /// short is not fetched again after them, whatever `--retry` says (the output had the first
+    /// 30 000 bytes twice, and the exit status was 0). And with `-o`, `--max-time` ends the run,
+    /// not each of its five retries (a 1 s limit took over 10 s).
+    @Test func nothingIsWrittenTwiceAndMaxTimeEndsTheRetries() async throws {
+        let server = try await TestServers.fault()
+        let cut = try await PotatoProcess.run([
+            "get", server.url("/short?declared=100000&sent=30000").absoluteString, "--retry", "3", "--retry-delay", "0", "-q",
+        ])
+        #expect(cut.status == 12, "\(cut.error)")
+        #expect(cut.output.count == 30000, "written once: \(cut.output.count) bytes")
+
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let started = Date()
+        let slow = try await PotatoProcess.run([
+            "get", server.url("/drip?bytes=204800&chunk=1024&delayMs=100").absoluteString, "-m", "1", "--retry-delay", "0.2",
+            "-o", scratch.file("s").path, "-q",
+        ])
+        #expect(slow.status == 6, "\(slow.error)")
+        // About a second; five retries of a second each, with their waits, took over ten.
+        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(try scratch.entries().isEmpty)
+    }
+
     @Test func connectionLostExitsWith8() async throws {
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()

@@ -18,6 +18,8 @@ import Testing
 
     private static let broken: [(name: String, head: [String], body: String, extra: [URLQueryItem])] = [
         ("a status code that is not a number", ["HTTP/1.1 abc OK", "Content-Length: 2"], "hi", []),
+        ("a status code of four digits", ["HTTP/1.1 2000 OK", "Content-Length: 2"], "hi", []),
+        ("a status code of two digits", ["HTTP/1.1 99 X", "Content-Length: 2"], "hi", []),
         ("no status line (HTTP/0.9)", ["hello world"], "", []),
         ("a chunk size that is not hexadecimal", ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked"], "zz\r\nhi\r\n0\r\n\r\n", []),
         ("a chunk size beyond 64 bits", ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked"], "ffffffffffffffffffff\r\nhi\r\n0\r\n\r\n", []),

@@ -67,7 +67,8 @@ enum CurlErrorMapping {
         case Int32(HP_CURLE_UNSUPPORTED_PROTOCOL), Int32(HP_CURLE_URL_MALFORMAT):
             // The scheme was checked before the request went out: libcurl says this of a status
             // line that is not HTTP/1.x or HTTP/2 ("Unsupported HTTP version in response", a
-            // reply without one, "Received HTTP/0.9 when not allowed").
+            // reply without one, "Received HTTP/0.9 when not allowed"), or whose code is not
+            // three digits ("Unsupported response code in HTTP response").
             if let breach = responseBreach(message) { return error(.malformedResponse, breach) }
             return error(.invalidRequest, TransportFailureText.badURL)
         case Int32(HP_CURLE_OUT_OF_MEMORY):
@@ -90,7 +91,8 @@ enum CurlErrorMapping {
     static func responseBreach(_ message: String) -> String? {
         if message.contains("chunked-encoding") { return "The response's chunked body is malformed" }
         if message.contains("Too large response headers") { return "The response's head is larger than libcurl takes (300 KB)" }
-        if message.contains("in response") || message.contains("HTTP/0.9") || message.contains("Invalid status line") {
+        if message.contains("in response") || message.contains("in HTTP response") || message.contains("HTTP/0.9")
+            || message.contains("Invalid status line") {
             return "The response's status line is not HTTP/1.x or HTTP/2's"
         }
         return nil
