@@ -373,6 +373,9 @@ final class SegmentedDownload: @unchecked Sendable {
             if case .concluding(let error) = state, helpers.isEmpty, !primaryRunning, let settle = settlePrimary {
                 state = .finished
                 finale = (error, settle)
+                // Let go of it: the closure holds this download (and through the launcher, the
+                // request and its session), which would otherwise hold itself for ever.
+                settlePrimary = nil
             }
         }
         stops.forEach { $0() }

@@ -111,8 +111,10 @@ public struct HotPotatoError: Error, Sendable {
         set { uniqueDetails().attempts = newValue }
     }
     /// The failed attempt's measurements (see ``Response/timings``), when it got as far as
-    /// sending the request: a rejected status, a broken or cut-off body, a lost connection. `nil`
-    /// for a failure before anything was sent, and for a download over several connections.
+    /// sending the request and the engine measured it: a rejected status, a broken or cut-off
+    /// body, a timeout, a lost connection (the URLSession engine has none for a connection lost
+    /// before any response). `nil` for a failure before anything was sent, and for a download
+    /// over several connections.
     public var timings: TransferTimings? {
         get { details.timings }
         set { uniqueDetails().timings = newValue }

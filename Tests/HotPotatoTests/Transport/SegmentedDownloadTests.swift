@@ -273,6 +273,26 @@ import Testing
         #expect(try scratch.entries() == ["file.bin"])
     }
 
+    /// A session that ran a download over several connections is freed once it is dropped, with
+    /// its engine's threads and connections (the download held itself, its request, and through
+    /// it the session, for ever: 5 threads and 20 descriptors a session, in a tester's run).
+    @Test(arguments: allEngines) func aSessionThatSplitADownloadIsFreed(engine: Session.Engine) async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "freed-\(UUID().uuidString)"
+        weak var dropped: Session?
+        try await {
+            let session = testSession(engine: engine, timeout: 60)
+            dropped = session
+            _ = try await session.get(ranged(fault, name)).downloadToFile(at: scratch.file("file.bin"), connections: 4).content
+        }()
+        try expectPattern(scratch.file("file.bin"))
+        #expect(FaultServer.rangeRequests(name).count >= 3, "the file was split")
+        // Its last references go as the download's queued work ends: a bounded wait.
+        #expect(PotatoProcess.waitUntil(seconds: 10) { dropped == nil }, "the session was not freed")
+    }
+
     /// A call's `limitRate` is the whole download's: its connections share it (libcurl engine; the
     /// URLSession engine cannot limit a rate). 6 MiB at 4 MiB/s takes at least 1.5 s less the
     /// connections' first reads; with the limit applied to each of 4 connections instead, it would

@@ -229,6 +229,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The ending of a transfer the loop stopped for moving nothing for longer than its timeout.
     func timedOut() -> TransferEnding {
         idleTimedOut = true
+        // What was measured before the silence, for the error's timings.
+        if let handle, !sink.isFinished { reportMeasurements(handle) }
         let ending: TransferEnding = sink.isFinished ? .settled : .failure(idleTimeoutError(Int32(HP_CURLE_OPERATION_TIMEDOUT)))
         end()
         return ending
