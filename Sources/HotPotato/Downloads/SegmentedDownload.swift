@@ -255,9 +255,7 @@ final class SegmentedDownload: @unchecked Sendable {
                 let fits = verdict == nil || verdict == SegmentHandler.Verdict.none || verdict == .accepted || verdict == .busy
                 sources.failed(source, failure.reason, dropsAtOnce: !fits)
                 if !fits { return 0 }
-                failures += 1
-                lastFailure = failure
-                if failures > failureBudget { _ = conclude(failure) }
+                countFailure(failure)
             } else {
                 noteFailure(failure, verdict: verdict)
             }
@@ -297,19 +295,23 @@ final class SegmentedDownload: @unchecked Sendable {
                 connectionCap = min(connectionCap, running)
                 return
             }
-            failures += 1
-            lastFailure = failure
-            if failures > failureBudget { _ = conclude(failure) }
+            countFailure(failure)
         default:
             if failure.code == .cancelled || failure.code == .writeFailed || failure.code == .fileSystemError
                 || failure.code == .bodyTooLarge || failure.code == .malformedResponse && verdict == nil {
                 _ = conclude(failure)
                 return
             }
-            failures += 1
-            lastFailure = failure
-            if failures > failureBudget { _ = conclude(failure) }
+            countFailure(failure)
         }
+    }
+
+    /// Under the lock: one more failure of a connection; past the budget, the download fails
+    /// with it.
+    private func countFailure(_ failure: HotPotatoError) {
+        failures += 1
+        lastFailure = failure
+        if failures > failureBudget { _ = conclude(failure) }
     }
 
     /// Under the lock: stops the download with `error` (`nil`: complete); returns the cancels to

@@ -15,6 +15,15 @@ import Testing
         fault.url("/ranged?name=\(name)&size=\(Self.size)\(options)")
     }
 
+    /// Starts a resumable download over 4 connections and cancels it once more than 1 MiB is on
+    /// disk (as a rule, at several places), leaving the partial file and its record.
+    private func interruptResumableDownload(_ session: Session, from url: URL, to destination: URL) async {
+        let call = session.get(url).downloadToFile(at: destination, resumable: true, connections: 4).start()
+        #expect(PotatoProcess.waitUntil(seconds: 20) { (FileWriter.keptBytes(for: destination) ?? 0) > 1 << 20 })
+        call.cancel()
+        _ = await expectFailure { try await call.response() }
+    }
+
     private func expectPattern(_ file: URL, size: Int = SegmentedDownloadTests.size, shift: Int = 0) throws {
         let data = try Data(contentsOf: file)
         #expect(data.count == size)
@@ -257,10 +266,7 @@ import Testing
         let destination = scratch.file("file.bin")
         let session = testSession(engine: engine, timeout: 60)
         let url = ranged(fault, name, "&chunk=16384&delayMs=10")
-        let call = session.get(url).downloadToFile(at: destination, resumable: true, connections: 4).start()
-        #expect(PotatoProcess.waitUntil(seconds: 20) { (FileWriter.keptBytes(for: destination) ?? 0) > 1 << 20 })
-        call.cancel()
-        _ = await expectFailure { try await call.response() }
+        await interruptResumableDownload(session, from: url, to: destination)
         let before = FaultServer.rangeRequests(name).count
         FaultServer.setVersion(2, of: name)
 
@@ -325,11 +331,7 @@ import Testing
         let name = "limited-resume-\(UUID().uuidString)"
         let destination = scratch.file("file.bin")
         let session = testSession(engine: .curl, timeout: 60)
-        let call = session.get(ranged(fault, name, "&chunk=16384&delayMs=10"))
-            .downloadToFile(at: destination, resumable: true, connections: 4).start()
-        #expect(PotatoProcess.waitUntil(seconds: 20) { (FileWriter.keptBytes(for: destination) ?? 0) > 1 << 20 })
-        call.cancel()
-        _ = await expectFailure { try await call.response() }
+        await interruptResumableDownload(session, from: ranged(fault, name, "&chunk=16384&delayMs=10"), to: destination)
         let info = try #require(PartialDownload(destination: destination.standardizedFileURL).loadInfo())
         let ranges = try #require(info.doneRanges)
         let before = FaultServer.rangeRequests(name).count
@@ -353,11 +355,7 @@ import Testing
         let name = "resume-\(UUID().uuidString)"
         let destination = scratch.file("file.bin")
         let session = testSession(engine: engine, timeout: 60)
-        let call = session.get(ranged(fault, name, "&chunk=16384&delayMs=10"))
-            .downloadToFile(at: destination, resumable: true, connections: 4).start()
-        #expect(PotatoProcess.waitUntil(seconds: 20) { (FileWriter.keptBytes(for: destination) ?? 0) > 1 << 20 })
-        call.cancel()
-        _ = await expectFailure { try await call.response() }
+        await interruptResumableDownload(session, from: ranged(fault, name, "&chunk=16384&delayMs=10"), to: destination)
         let kept = try #require(FileWriter.keptBytes(for: destination))
         let info = try #require(PartialDownload(destination: destination.standardizedFileURL).loadInfo())
         #expect(info.length == Int64(Self.size))
