@@ -36,6 +36,7 @@ enum CommandLineParser {
         var output: String?
         var index = 0
         var optionsEnded = false
+        var userAgent: String?
 
         func value(_ name: String, _ inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -81,6 +82,12 @@ enum CommandLineParser {
                 } else {
                     options.headers.append(field)
                 }
+            case "-A", "--user-agent":
+                let agent = try value(name, inline)
+                guard !agent.isEmpty, !Self.holdsControlCharacter(agent) else {
+                    throw UsageError("\(name) needs a name without control characters, such as \"spud/1.0\"")
+                }
+                userAgent = agent
             case "--proxy-header": options.proxyHeaders.append(try header(try value(name, inline), option: name))
             case "-b", "--cookie":
                 let text = try value(name, inline)
@@ -233,6 +240,10 @@ enum CommandLineParser {
             }
         }
 
+        // As curl: a `-H 'User-Agent: …'` wins over -A, whichever comes first.
+        if let userAgent, !options.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+            options.headers.append(("User-Agent", userAgent))
+        }
         guard !urls.isEmpty || options.inputFile != nil else { throw UsageError("get needs a URL") }
         let modes = [output != nil, json != nil, wantsString, wantsEvents].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("choose one of -o, --json, --string and --events") }

@@ -48,6 +48,8 @@ enum HelpText {
                                    with -T)
           -H, --header 'Name: value'
                                    add a header (repeatable)
+          -A, --user-agent NAME    send NAME as the User-Agent (default HotPotato); a -H
+                                   'User-Agent: …' wins over it
           -u, --user USER:PASSWORD send HTTP Basic credentials (over https: they are
                                    readable by anyone who sees the request)
           -d, --data DATA          send DATA as the body (Content-Type

@@ -5,6 +5,11 @@ import FoundationNetworking
 
 /// Everything about a request but its handler: what the chained API builds and an engine sends.
 struct RequestDescription: Sendable {
+    /// The `User-Agent` both engines send for a request that has none of its own (nor one in the
+    /// session's headers). Without it the URLSession engine would send Foundation's own (the
+    /// process name and libcurl's version on Linux, CFNetwork's on Apple platforms).
+    static let defaultUserAgent = "HotPotato"
+
     enum Body: Sendable {
         case none
         case data(Data)

@@ -91,6 +91,8 @@ struct RedirectPolicy: Sendable {
                 head: response)
         }
         cookies?.attach(to: &next.request)
+        // Observed as it goes out, with the store's cookies: what `-v` shows is what is sent.
+        observe?(response, next.request)
         return next
     }
 
@@ -135,13 +137,9 @@ struct RedirectPolicy: Sendable {
         if !Self.sameOrigin(current, target) {
             Self.removeHeaders(Self.credentialHeaders, from: &next)
         }
-        guard let decide else {
-            observe?(response, next)
-            return (next, keepsBody)
-        }
+        guard let decide else { return (next, keepsBody) }
         switch decide(RedirectHop(response: response, request: next, redirectsFollowed: redirectsFollowed)) {
         case .follow:
-            observe?(response, next)
             return (next, keepsBody)
         case .doNotFollow:
             return nil
@@ -162,7 +160,6 @@ struct RedirectPolicy: Sendable {
             }
             // The body goes again only with the method it was meant for.
             let sameMethod = (rewritten.httpMethod ?? "GET").uppercased() == (next.httpMethod ?? "GET").uppercased()
-            observe?(response, rewritten)
             return (rewritten, keepsBody && sameMethod)
         }
     }

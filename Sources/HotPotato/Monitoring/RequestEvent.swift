@@ -12,7 +12,9 @@ public struct RequestEvent: Sendable {
         /// An attempt is being sent: the request as the interceptors and the handler adapted it
         /// (a download's `Range`, `If-Range`, `If-None-Match` …), and its number (from 1).
         case attemptStarted(URLRequest, attempt: Int)
-        /// A redirect is being followed: the redirect's head, and the request sent next.
+        /// A redirect is being followed: the redirect's head, and the request sent next, with the
+        /// cookies the session's store adds to it (`Cookie`). Only the engine's default
+        /// `User-Agent` (`HotPotato`, for a request without one) is not in it.
         case redirected(ResponseHead, to: URLRequest)
         /// The head of the final response of an attempt, before its handler sees it.
         case headReceived(ResponseHead)

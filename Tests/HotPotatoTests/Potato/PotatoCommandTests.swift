@@ -139,6 +139,26 @@ import Glibc
         #expect(fileEcho["json.spud"] == 1)
     }
 
+    /// `-A` names the client; a `-H 'User-Agent: …'` wins over it in either order; by default
+    /// both engines send `HotPotato`; an empty `-A` is refused before anything is sent.
+    @Test(.needsHTTPBin, arguments: allEngineNames) func userAgent(engine: String) async throws {
+        let httpbin = try await TestServers.httpbin()
+        let url = httpbin.url("/headers").absoluteString
+        func sent(_ extra: [String]) async throws -> String? {
+            let outcome = try await PotatoProcess.run(["get", url, "--json", "headers.User-Agent", "--engine", engine] + extra)
+            #expect(outcome.status == 0, "\(outcome.error)")
+            return try JSON(parsing: outcome.output).stringValue
+        }
+        #expect(try await sent([]) == "HotPotato")
+        #expect(try await sent(["-A", "spud/1.0 (+tests)"]) == "spud/1.0 (+tests)")
+        #expect(try await sent(["--user-agent=tater"]) == "tater")
+        #expect(try await sent(["-H", "User-Agent: header", "-A", "option"]) == "header")
+        #expect(try await sent(["-A", "option", "-H", "user-agent: header"]) == "header")
+        let empty = try await PotatoProcess.run(["get", url, "-A", ""])
+        #expect(empty.status == 2)
+        #expect(empty.error.contains("-A needs a name"))
+    }
+
     /// `-u user:password` sends Basic credentials that httpbin checks; a wrong password is the
     /// server's 401 (exit status 10 with its message), and `-u` without a colon is a usage error.
     @Test(.needsHTTPBin) func basicCredentials() async throws {

@@ -108,6 +108,25 @@ import Testing
         #expect(sent.first?.value(forHTTPHeaderField: "Range") == "bytes=0-", "\(sent.map { $0.allHTTPHeaderFields ?? [:] })")
     }
 
+    /// A followed redirect is reported with the request as it goes out: with the cookie the
+    /// redirect set, which the store adds (`-v` showed the next request without it).
+    @Test(.needsHTTPBin, arguments: allEngines)
+    func aRedirectIsReportedWithTheCookiesTheStoreAdds(engine: Session.Engine) async throws {
+        let bin = try await TestServers.httpbin()
+        let recorder = Recorder()
+        let session = testSession(engine: engine) { $0.eventMonitors = [recorder] }
+        let sent = try await session.get(bin.url("/cookies/set?flavour=russet")).as([String: String].self, atKeyPath: "cookies").content
+        #expect(sent == ["flavour": "russet"])
+        let events = await recorder.all()
+        let next = events.compactMap { event -> URLRequest? in
+            if case .redirected(_, let next) = event.kind { return next }
+            return nil
+        }
+        #expect(next.count == 1)
+        #expect(next.first?.url?.path == "/cookies")
+        #expect(next.first?.value(forHTTPHeaderField: "Cookie") == "flavour=russet")
+    }
+
     @Test(arguments: allEngines)
     func theLoggerWritesALineAnEventAndNeverACredential(engine: Session.Engine) async throws {
         let server = try await TestServers.retry()

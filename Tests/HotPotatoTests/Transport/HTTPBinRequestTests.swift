@@ -69,6 +69,20 @@ import Testing
         #expect(echo.headers["X-Default"] == "request")
     }
 
+    /// Both engines send the same `User-Agent` by default, on the first request and after a
+    /// redirect; URLSession's own (the process name and libcurl's version) is not sent.
+    @Test(arguments: allEngines) func bothEnginesSendHotPotatosUserAgentByDefault(engine: Session.Engine) async throws {
+        let bin = try await TestServers.httpbin()
+        let session = testSession(engine: engine)
+        let direct = try await session.get(bin.url("/get")).as(Echo.self).content
+        #expect(direct.headers["User-Agent"] == "HotPotato")
+        let redirected = try await session.get(bin.url("/redirect-to")).query("url", "/get").as(Echo.self).content
+        #expect(redirected.url.hasSuffix("/get"))
+        #expect(redirected.headers["User-Agent"] == "HotPotato")
+        let own = try await session.get(bin.url("/get")).header("User-Agent", "spud/2").as(Echo.self).content
+        #expect(own.headers["User-Agent"] == "spud/2")
+    }
+
     @Test(arguments: allEngines) func postData(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()

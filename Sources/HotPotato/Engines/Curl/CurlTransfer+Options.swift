@@ -174,8 +174,7 @@ extension CurlTransfer {
     /// shared by every transfer: libcurl only reads it.
     private static let defaultHeaderList = UncheckedSendable(makeHeaderList(["User-Agent: \(defaultUserAgent)", "Expect:"]))
 
-    /// The `User-Agent` of a request without one of its own.
-    static let defaultUserAgent = "HotPotato"
+    private static var defaultUserAgent: String { RequestDescription.defaultUserAgent }
 
     static func makeHeaderList(_ lines: [String]) -> UnsafeMutableRawPointer? {
         var list: UnsafeMutableRawPointer?

@@ -119,6 +119,10 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
             request.setValue(value, forHTTPHeaderField: name)
         }
+        // The libcurl engine's default, rather than the one Foundation would add.
+        if request.value(forHTTPHeaderField: "User-Agent") == nil {
+            request.setValue(RequestDescription.defaultUserAgent, forHTTPHeaderField: "User-Agent")
+        }
         request = redirects.firstRequest(request)
         if sink.receiveRateLimit != nil || configuration.receiveRateLimit != nil {
             sink.fail(HotPotatoError(
