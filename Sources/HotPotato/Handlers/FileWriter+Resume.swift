@@ -8,7 +8,9 @@ import FoundationNetworking
 extension FileWriter {
     /// Records what the request asks for; for a resumable `GET`, takes the partial file (failing
     /// with ``HotPotatoError/Code/destinationBusy`` when another download holds it) and asks for
-    /// the rest of it with `Range` and `If-Range` (see ``RequestAdapting``).
+    /// the rest of it with `Range` and `If-Range` (see ``RequestAdapting``). Fails with
+    /// ``HotPotatoError/Code/destinationExists`` when a file is at the destination and may not be
+    /// replaced (``ExistingFilePolicy/fail``, without `onlyIfChanged`): nothing is sent.
     ///
     /// A ``Session`` calls it for every request; driving the writer from a transport of your own,
     /// call ``ResponseDriver/adapt(_:)`` before sending, or the writer neither continues nor
@@ -16,6 +18,11 @@ extension FileWriter {
     public func adapt(_ request: inout URLRequest) throws(HotPotatoError) {
         // Before anything is sent: a checksum that cannot be computed here fails the call now.
         if let checksum, Digest(checksum.algorithm) == nil { throw FileDigester.unavailable(checksum.algorithm) }
+        // A file that may not be replaced fails the call before it is sent, as wget's `-nc`: no
+        // request for a body that could not be placed. Checked again at the head and at placing.
+        if placementPolicy == .fail, destination.isFileURL, POSIXFile.itemIsDirectory(atPath: destination.path) == false {
+            throw fileError(.destinationExists, "A file already exists at \(destination.path).", path: destination.path)
+        }
         // Once it is known whether the rest of a partial file is asked for (only the whole is
         // asked for conditionally).
         defer {

@@ -29,8 +29,9 @@ import FoundationNetworking
 /// (Driven without a request — ``ResponseDriver`` directly — a `206` is placed only when its
 /// `Content-Range` spans the whole resource.)
 ///
-/// Errors: ``HotPotatoError/Code/destinationExists`` (checked at the head, before any byte is
-/// downloaded, and again when placing), ``HotPotatoError/Code/fileSystemError`` (a missing
+/// Errors: ``HotPotatoError/Code/destinationExists`` (checked before the request is sent — by
+/// ``adapt(_:)``, which a ``Session`` calls — at the head, before any byte is downloaded, and
+/// again when placing), ``HotPotatoError/Code/fileSystemError`` (a missing
 /// directory, a destination that is a directory or not a regular file — a device such as
 /// `/dev/null`, a FIFO — which placing would replace, a temporary file that cannot be created),
 /// ``HotPotatoError/Code/writeFailed`` (no space, I/O error), each with ``HotPotatoError/path``;
