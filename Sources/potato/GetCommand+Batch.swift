@@ -112,7 +112,10 @@ extension GetCommand {
         defer { board.end(job.index) }
         let display = ProgressDisplay(style: .none)
         display.observer = { board.update(job.index, $0) }
-        let status = await download(request, to: URL(fileURLWithPath: job.destination), display: display, interruption: interruption)
+        // A NAME with directories in it (`docs/a.pdf`) gets them, as aria2's `out=` does.
+        let status = await download(
+            request, to: URL(fileURLWithPath: job.destination), createsDirectories: job.entry.name?.contains("/") == true,
+            display: display, interruption: interruption)
         if status != .success, interruption.signal == nil {
             // Several run at once: say which one the lines above were about.
             Console.error("potato: \(shownURL) was not saved to \(TerminalText.safe(job.destination)) (exit \(status.rawValue))\n")

@@ -183,12 +183,14 @@ struct GetCommand {
     }
 
     func download<Handler>(
-        _ request: Request<Handler>, to destination: URL, display: ProgressDisplay, interruption: Interruption
+        _ request: Request<Handler>, to destination: URL, createsDirectories: Bool = false, display: ProgressDisplay,
+        interruption: Interruption
     ) async -> ExitStatus {
         let partial = FileWriter.partialFileURL(for: destination)
         let keptBefore = options.resume ? FileWriter.keptBytes(for: destination) : nil
         let writer = request.downloadToFile(
-            at: destination, existingFilePolicy: options.overwrite ? .replace : .fail, resumable: options.resume,
+            at: destination, existingFilePolicy: options.overwrite ? .replace : .fail,
+            createsIntermediateDirectories: createsDirectories, resumable: options.resume,
             maximumBodySize: options.maximumSize ?? .max, checksum: options.checksum, onlyIfChanged: options.onlyIfChanged,
             keepsRemoteTime: options.remoteTime, connections: options.connections, mirrors: options.mirrors)
         let started = DispatchTime.now().uptimeNanoseconds

@@ -197,7 +197,8 @@ enum HelpText {
         Several downloads (several URLs, or -i; each with its own file, the options above applied
         to each; no -o, --json, --string, --events, body, --checksum or --mirror):
           -i, --input-file FILE    the URLs to fetch, one a line, or URL<TAB>NAME to name its
-                                   file (relative to --output-dir; no /… or ..); # starts a
+                                   file (relative to --output-dir, its directories made;
+                                   no /… or ..); # starts a
                                    comment; - reads standard input (or a pipe: -i <(cmd))
               --parallel N         run up to N downloads at once (1-64; default 4, as aria2's
                                    and wget2's five, less one: a few fill a link)

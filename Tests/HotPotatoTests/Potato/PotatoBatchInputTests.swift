@@ -45,7 +45,8 @@ import Glibc
         defer { scratch.remove() }
         let list = scratch.file("list.txt")
         let url = nginx.url("small.json").absoluteString
-        try Data("\(url)\t../escaped.json\n\(url)\t\(scratch.file("absolute.json").path)\n\(url)\tinside.json\n".utf8).write(to: list)
+        try Data("\(url)\t../escaped.json\n\(url)\t\(scratch.file("absolute.json").path)\n\(url)\tinside.json\n\(url)\tsub/dir/deep.json\n"
+            .utf8).write(to: list)
         let directory = scratch.file("out")
         let outcome = try await PotatoProcess.run(["get", "-i", list.path, "--output-dir", directory.path, "-q"])
         #expect(outcome.status == 2, "\(outcome.error)")
@@ -53,6 +54,8 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: scratch.file("escaped.json").path))
         #expect(!FileManager.default.fileExists(atPath: scratch.file("absolute.json").path))
         #expect(try filesAreIdentical(directory.appendingPathComponent("inside.json"), nginx.root.appendingPathComponent("small.json")))
+        // The directories a NAME holds are made (aria2's `out=`).
+        #expect(try filesAreIdentical(directory.appendingPathComponent("sub/dir/deep.json"), nginx.root.appendingPathComponent("small.json")))
     }
 
     @Test func theOutputDirectoryIsMadeForOneURL() async throws {
