@@ -40,6 +40,10 @@ static void *symbol(void *library, const char *name) {
     return address;
 }
 
+/// The library the functions were found in (RTLD_DEFAULT when it was loaded already): the TLS
+/// library's functions are looked up through it too, among its dependencies.
+static void *curl_library;
+
 static void load(void) {
     void *library = NULL;
     int opened = 0; // RTLD_DEFAULT is a null pointer on glibc
@@ -66,6 +70,7 @@ static void load(void) {
         snprintf(load_error, sizeof load_error, "libcurl could not be opened (%s)", tried);
         return;
     }
+    curl_library = library;
     curl.global_init = (global_init_fn)symbol(library, "curl_global_init");
     curl.easy_init = (easy_init_fn)symbol(library, "curl_easy_init");
     curl.easy_cleanup = (easy_cleanup_fn)symbol(library, "curl_easy_cleanup");
@@ -147,6 +152,55 @@ int hp_curl_setopt_seek_callback(hp_curl *handle, hp_curl_seek_callback callback
 int hp_curl_getinfo_long(hp_curl *handle, int info, long *value) { return curl.easy_getinfo(handle, info, value); }
 int hp_curl_getinfo_off(hp_curl *handle, int info, int64_t *value) { return curl.easy_getinfo(handle, info, value); }
 int hp_curl_getinfo_string(hp_curl *handle, int info, const char **value) { return curl.easy_getinfo(handle, info, value); }
+
+// The TLS facts of a transfer's connection, from OpenSSL's own handle (CURLINFO_TLS_SSL_PTR):
+// libcurl reports no TLS version otherwise. OpenSSL's functions are found as libcurl's
+// dependency, never loaded by HotPotato; with another TLS library there are no facts.
+typedef const char *(*ssl_get_version_fn)(const void *ssl);
+typedef const void *(*ssl_get_current_cipher_fn)(const void *ssl);
+typedef const char *(*ssl_cipher_get_name_fn)(const void *cipher);
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static ssl_get_version_fn ssl_get_version;
+static ssl_get_current_cipher_fn ssl_get_current_cipher;
+static ssl_cipher_get_name_fn ssl_cipher_get_name;
+
+static void load_tls(void) {
+    ssl_get_version = (ssl_get_version_fn)dlsym(curl_library, "SSL_get_version");
+    ssl_get_current_cipher = (ssl_get_current_cipher_fn)dlsym(curl_library, "SSL_get_current_cipher");
+    ssl_cipher_get_name = (ssl_cipher_get_name_fn)dlsym(curl_library, "SSL_CIPHER_get_name");
+}
+
+#define HP_CURLINFO_TLS_SSL_PTR (0x400000 + 45)
+#define HP_CURLSSLBACKEND_OPENSSL 1
+
+struct hp_tls_session_info {
+    int backend; // curl_sslbackend
+    void *internals;
+};
+
+int hp_curl_tls_facts(hp_curl *handle, const char **version, const char **cipher) {
+    *version = NULL;
+    *cipher = NULL;
+    struct hp_tls_session_info *info = NULL;
+    if (curl.easy_getinfo(handle, HP_CURLINFO_TLS_SSL_PTR, &info) != 0 || info == NULL) {
+        return -1;
+    }
+    if (info->backend != HP_CURLSSLBACKEND_OPENSSL || info->internals == NULL) {
+        return -1;
+    }
+    pthread_once(&tls_once, load_tls);
+    if (ssl_get_version == NULL) {
+        return -1;
+    }
+    *version = ssl_get_version(info->internals);
+    if (ssl_get_current_cipher != NULL && ssl_cipher_get_name != NULL) {
+        const void *current = ssl_get_current_cipher(info->internals);
+        if (current != NULL) {
+            *cipher = ssl_cipher_get_name(current);
+        }
+    }
+    return 0;
+}
 
 hp_curl_slist *hp_curl_slist_append(hp_curl_slist *list, const char *string) { return curl.slist_append(list, string); }
 void hp_curl_slist_free_all(hp_curl_slist *list) { curl.slist_free_all(list); }

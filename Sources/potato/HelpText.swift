@@ -122,7 +122,8 @@ enum HelpText {
                                    %{remote_ip} %{remote_port} %{local_ip} %{local_port}
                                    %{size_download} %{speed_download} %{time_namelookup}
                                    %{time_connect} %{time_appconnect} %{time_starttransfer}
-                                   %{time_total} (seconds; curl engine); \\n \\t escapes, %% a %
+                                   %{time_total} (seconds; curl engine); potato's own
+                                   %{tls_version} %{tls_cipher}; \\n \\t escapes, %% a %
 
         Retrying (transient failures only: connection refused, lost or cut short, a timeout, an
         unknown host, 408, 429, 500, 502, 503, 504; and only GET, HEAD, PUT, DELETE, OPTIONS):

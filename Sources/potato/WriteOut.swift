@@ -5,11 +5,12 @@ import HotPotato
 /// subset of its variables listed in ``variables``, on standard output. `\n`, `\r`, `\t` and `\\`
 /// are escapes, `%%` is a `%`; an unknown variable is a usage error (curl would print it empty).
 struct WriteOut {
-    /// The variables potato knows, as curl names them.
+    /// The variables potato knows, as curl names them; `tls_version` and `tls_cipher` are
+    /// potato's own (curl prints them with `-v` only).
     static let variables = [
         "http_code", "response_code", "http_version", "url_effective", "num_connects", "remote_ip", "remote_port",
         "local_ip", "local_port", "size_download", "speed_download", "time_namelookup", "time_connect",
-        "time_appconnect", "time_starttransfer", "time_total",
+        "time_appconnect", "time_starttransfer", "time_total", "tls_version", "tls_cipher",
     ]
 
     private enum Piece {
@@ -87,6 +88,8 @@ struct WriteOut {
         case "local_ip": return connection?.localAddress ?? ""
         case "local_port": return connection?.localPort.map(String.init) ?? ""
         case "size_download": return String(connection?.bodyBytesReceived ?? 0)
+        case "tls_version": return connection?.tlsVersion ?? ""
+        case "tls_cipher": return connection?.tlsCipherSuite ?? ""
         case "speed_download":
             guard let bytes = connection?.bodyBytesReceived, let total = phases?.total ?? timings?.total, total > 0 else { return "0" }
             return String(Int64((Double(bytes) / total).rounded()))

@@ -59,6 +59,9 @@ int hp_curl_setopt_seek_callback(hp_curl *handle, hp_curl_seek_callback callback
 int hp_curl_getinfo_long(hp_curl *handle, int info, long *value);
 int hp_curl_getinfo_off(hp_curl *handle, int info, int64_t *value);
 int hp_curl_getinfo_string(hp_curl *handle, int info, const char **value);
+/// The TLS version (`TLSv1.3`) and cipher suite of the transfer's connection, while it has one,
+/// when libcurl uses OpenSSL; 0 when `version` was set. The strings are OpenSSL's, static.
+int hp_curl_tls_facts(hp_curl *handle, const char **version, const char **cipher);
 
 hp_curl_slist *hp_curl_slist_append(hp_curl_slist *list, const char *string);
 void hp_curl_slist_free_all(hp_curl_slist *list);

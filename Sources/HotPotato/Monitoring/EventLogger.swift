@@ -121,7 +121,7 @@ public struct EventLogger: EventMonitor {
     /// The code, a rejected status and the server's message, never the reason's whole text.
     /// The phases and the connection, when the engine measured them: `times: dns 0.4 ms,
     /// connect 0.9 ms, tls 12.1 ms, first byte 15.0 ms, total 20.3 ms; connection 127.0.0.1:443
-    /// (new)`.
+    /// (new), TLSv1.3 TLS_AES_256_GCM_SHA384`.
     static func measurements(_ timings: TransferTimings) -> String? {
         var parts: [String] = []
         if let phases = timings.phases {
@@ -136,6 +136,9 @@ public struct EventLogger: EventMonitor {
                 text += " " + (address.contains(":") ? "[\(address)]" : address) + (connection.remotePort.map { ":\($0)" } ?? "")
             }
             if let reused = connection.isReused { text += reused ? " (reused)" : " (new)" }
+            if let version = connection.tlsVersion {
+                text += ", " + version + (connection.tlsCipherSuite.map { " \($0)" } ?? "")
+            }
             parts.append(text)
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")

@@ -35,14 +35,17 @@ struct PotatoWriteOutTests {
         let tls = try await TestServers.nginxTLS()
         let ok = try await PotatoProcess.run([
             "get", "https://127.0.0.1:\(tls.http1Port)/small.json", "--cacert", tls.certificateAuthority.path, "--string",
-            "-w", "%{http_code} %{time_connect} %{time_appconnect}\\n",
+            "-w", "%{http_code} %{time_connect} %{time_appconnect} %{tls_version} %{tls_cipher}\\n", "-v",
         ])
         #expect(ok.status == 0, "\(ok.error)")
         let last = ok.text.split(separator: "\n").last.map(String.init) ?? ""
         let parts = last.split(separator: " ")
         #expect(parts.first == "200", "\(ok.text)")
-        if parts.count == 3, let connect = Double(parts[1]), let handshake = Double(parts[2]) {
+        if parts.count == 5, let connect = Double(parts[1]), let handshake = Double(parts[2]) {
             #expect(handshake > connect, "\(last)")
+            // The TLS facts (this machine's libcurl uses OpenSSL), in -w and in -v's last line.
+            #expect(parts[3].hasPrefix("TLSv1.") && !parts[4].isEmpty, "\(last)")
+            #expect(ok.error.contains("(new), \(parts[3]) \(parts[4])"), "\(ok.error)")
         } else {
             Issue.record("unexpected -w output: \(ok.text)")
         }
@@ -58,10 +61,12 @@ struct PotatoWriteOutTests {
     @Test func aRejectedResponseHasItsTimingsToo() async throws {
         let nginx = try await TestServers.nginx()
         let outcome = try await PotatoProcess.run([
-            "get", nginx.url("missing.bin").absoluteString, "-q", "-w", "%{http_code} %{num_connects} %{remote_ip} %{size_download} %{time_total}\\n",
+            "get", nginx.url("missing.bin").absoluteString, "-q",
+            "-w", "%{http_code} %{num_connects} %{remote_ip} %{size_download} %{time_total}\\n[%{tls_version}%{tls_cipher}]",
         ])
         #expect(outcome.status == 9, "\(outcome.error)")
-        let fields = outcome.text.split(separator: "\n").last?.split(separator: " ") ?? []
+        #expect(outcome.text.hasSuffix("\n[]"), "plain http has no TLS facts: \(outcome.text)")
+        let fields = outcome.text.split(separator: "\n").dropLast().last?.split(separator: " ") ?? []
         #expect(fields.count == 5 && fields[0] == "404" && fields[1] == "1" && fields[2] == "127.0.0.1", "\(outcome.text)")
         #expect(fields.count == 5 && (Int(fields[3]) ?? 0) > 0 && (Double(fields[4]) ?? 0) > 0, "\(outcome.text)")
     }

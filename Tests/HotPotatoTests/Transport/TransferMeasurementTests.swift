@@ -25,11 +25,20 @@ import Testing
         #expect(connection.localAddress == "127.0.0.1" && (connection.localPort ?? 0) > 0)
         #expect(connection.connectionsMade == 1 && connection.isReused == false)
         #expect(connection.bodyBytesReceived == Int64(first.content.count))
+        // The TLS facts, from OpenSSL's handle: this machine's libcurl uses OpenSSL.
+        #expect(connection.tlsVersion?.hasPrefix("TLSv1.") == true, "\(connection)")
+        #expect(connection.tlsCipherSuite?.isEmpty == false, "\(connection)")
 
         let second = try await session.get("https://127.0.0.1:\(tls.port)/small.json").asData().response()
         #expect(second.timings.connection?.isReused == true, "\(String(describing: second.timings.connection))")
         #expect(second.timings.phases?.tlsHandshake == nil, "no handshake on a reused connection")
         #expect(second.timings.connection?.localPort == connection.localPort)
+        #expect(second.timings.connection?.tlsVersion == connection.tlsVersion, "a reused connection has its TLS facts too")
+        // Plain http has none.
+        let nginx = try await TestServers.nginx()
+        let plain = try await session.get(nginx.url("small.json")).asData().response()
+        #expect(plain.timings.connection?.remotePort == Int(nginx.port))
+        #expect(plain.timings.connection?.tlsVersion == nil && plain.timings.connection?.tlsCipherSuite == nil)
     }
 
     @Test(.enabled(if: Session.Engine.curl.isAvailable))

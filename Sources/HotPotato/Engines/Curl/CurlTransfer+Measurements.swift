@@ -33,11 +33,13 @@ extension CurlTransfer {
         // 0 when no TLS handshake was made (plain `http`), and on a reused connection.
         if let handshake = seconds(Int32(HP_CURLINFO_APPCONNECT_TIME_T)), handshake > 0 { phases.tlsHandshake = handshake }
         var received: Int64 = 0
-        let connection = ConnectionFacts(
+        var connection = ConnectionFacts(
             remoteAddress: text(Int32(HP_CURLINFO_PRIMARY_IP)), remotePort: number(Int32(HP_CURLINFO_PRIMARY_PORT)),
             localAddress: text(Int32(HP_CURLINFO_LOCAL_IP)), localPort: number(Int32(HP_CURLINFO_LOCAL_PORT)),
             connectionsMade: connectionsMade,
             bodyBytesReceived: hp_curl_getinfo_off(handle, Int32(HP_CURLINFO_SIZE_DOWNLOAD_T), &received) == 0 ? received : nil)
+        connection.tlsVersion = tlsFacts.version.map { String(cString: $0) }
+        connection.tlsCipherSuite = tlsFacts.cipher.map { String(cString: $0) }
         sink.record(phases: phases, connection: connection)
     }
 }

@@ -59,6 +59,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// made once per transfer.
     var responseFields: [HTTPHeaders.Field] = []
     var headDelivered = false
+    /// The TLS version and cipher suite of the final response's connection, taken as its head
+    /// arrives (libcurl lets go of the connection before the transfer's end): OpenSSL's static
+    /// names, not copied until the measurements are reported.
+    var tlsFacts: (version: UnsafePointer<CChar>?, cipher: UnsafePointer<CChar>?) = (nil, nil)
     /// The URL of the request being sent, as given to libcurl; set by `configure(_:)`.
     var urlText: String?
     /// The request body being sent, if any; set by `configure(_:)`.
@@ -362,6 +366,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// transfer if the sink says stop).
     func deliverHead(_ head: ResponseHead? = nil) -> Bool {
         headDelivered = true
+        if let handle {
+            var version: UnsafePointer<CChar>?
+            var cipher: UnsafePointer<CChar>?
+            _ = hp_curl_tls_facts(handle, &version, &cipher)
+            tlsFacts = (version, cipher)
+        }
         let head = head ?? currentHead()
         // The transfer lets go of its fields: the head has them (``currentHead()``).
         responseFields = []
