@@ -5,6 +5,8 @@
 #   Benchmarks/run-e2e.sh                     the full run (1 MiB, 100 MiB, 1 GiB; 5 runs each)
 #   Benchmarks/run-e2e.sh --smoke --no-ahc    small sizes, one run each (CI)
 #   Benchmarks/run-e2e.sh --output e2e.md     also write the Markdown report to a file
+#   Benchmarks/run-e2e.sh --json e2e.json     also write every run's figures and the medians as
+#                                             JSON (not with --scale)
 #   Benchmarks/run-e2e.sh --charts DIR        also draw the run's charts, as SVG files in DIR (what
 #                                             BENCHMARKS.md shows, from Benchmarks/charts/)
 #   Benchmarks/run-e2e.sh --only "per connection" --no-ahc

@@ -1,6 +1,7 @@
 // hotpotato-e2e: HotPotato against its peers, end to end, in one run.
 //
-//   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--charts DIR] [--ahc PATH | --no-ahc]
+//   hotpotato-e2e [--smoke] [--runs N] [--only TEXT] [--output FILE.md] [--json FILE.json] [--charts DIR]
+//                 [--ahc PATH | --no-ahc]
 //   hotpotato-e2e case NAME URL DESTINATION COUNT      (one case, in a child process)
 //   hotpotato-e2e --scale [--smoke] [--runs N] [--streams N] [--fanout N] [--only TEXT]
 //                 [--clients hp-curl,hp-urlsession,urlsession,ahc] [--output FILE.md] [--charts DIR] [--ahc PATH | --no-ahc]
@@ -96,11 +97,16 @@ do {
         sections.append((scenario, results))
         details += Report.markdown(scenario, results)
     }
-    let report = "### Machine\n\n\(Report.machine())\n\nRuns per case: \(plan.runs), interleaved; medians.\n\n"
+    let machine = Report.machine()
+    let report = "### Machine\n\n\(machine)\n\nRuns per case: \(plan.runs), interleaved; medians.\n\n"
         + "### Overview\n\n" + Report.overview(sections)
         + "\n### All cases\n\n" + Report.summary(sections) + "\n### By scenario\n\n" + details
     print(report, terminator: "")
     if let outputPath { try report.write(toFile: outputPath, atomically: true, encoding: .utf8) }
+    if let jsonPath = value(after: "--json") {
+        try JSONResults(sections, runsPerCase: plan.runs, machine: machine).write(toFile: jsonPath)
+        log("results: \(jsonPath)")
+    }
     if let chartsPath = value(after: "--charts") {
         for name in try RunCharts.write(sections, to: chartsPath) { log("chart: \(chartsPath)/\(name)") }
     }
