@@ -323,6 +323,33 @@ import Testing
         #expect(elapsed < 10, "gave up after \(elapsed) s, not before the 10 s delay")
     }
 
+    /// A timeout with a fraction is kept to the fraction on both engines: FoundationNetworking
+    /// counts whole seconds (0.5 s fired at once, before a byte could come; 1.2 s after 1 s),
+    /// and the URLSession engine keeps the limit itself.
+    @Test(arguments: allEngines) func aTimeoutUnderASecondWaitsThatLongForEachByte(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        // The head after 0.2 s, then a byte every 0.2 s: never 0.5 s without one.
+        let dripped = try await session.get(bin.url("/drip")).query("numbytes", "4").query("duration", "0.8").query("delay", "0.2")
+            .timeout(0.5).asData().content
+        #expect(dripped.count == 4)
+    }
+
+    @Test(arguments: allEngines) func aFractionalTimeoutIsKeptToItsFraction(engine: Session.Engine) async throws {
+        let session = testSession(engine: engine)
+        let bin = try await TestServers.httpbin()
+        let started = Date()
+        let call = session.get(bin.url("/delay/5")).timeout(1.2).asJSON().start()
+        let elapsed = await completionDate(of: call).timeIntervalSince(started)
+        let error = await expectFailure { try await call.response() }
+        #expect(error?.code == .timedOut, "\(error.map { "\($0)" } ?? "the delayed answer came first")")
+        #expect(error?.reason.contains("Nothing was received or sent for 1.2 s") == true, "\(String(describing: error))")
+        // Not before the limit (FoundationNetworking alone ended it after 1 s), nor by
+        // FoundationNetworking's timer, which is given 2 s: by the engine's own clock.
+        #expect(elapsed >= 1.19 && elapsed < 5, "gave up after \(elapsed) s")
+        #expect(!(error?.underlying is URLError), "\(String(describing: error?.underlying))")
+    }
+
     @Test(arguments: allEngines) func completionHandlerOnTheCallersQueue(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()

@@ -96,7 +96,13 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         // CURLMOPT_MAX_HOST_CONNECTIONS, and requests past it wait for that host only.
         urlConfiguration.httpMaximumConnectionsPerHost =
             configuration.maximumConnectionsPerHost > 0 ? configuration.maximumConnectionsPerHost : Int(Int32.max)
+        #if canImport(FoundationNetworking)
+        // Whole seconds for FoundationNetworking, which drops a fraction; the engine keeps the
+        // exact limit (see IdleClock).
+        urlConfiguration.timeoutIntervalForRequest = IdleClock.foundationTimeout(configuration.requestTimeout)
+        #else
         urlConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
+        #endif
         urlConfiguration.timeoutIntervalForResource = configuration.resourceTimeout
         #if canImport(FoundationNetworking)
         // No URLCache on Linux. With one, a task looks itself up in the cache on a background
@@ -168,6 +174,7 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             return {}
         }
         launch(transfer)
+        transfer.watchIdle()
         #if canImport(FoundationNetworking)
         // FoundationNetworking does not end a task at `timeoutIntervalForResource`: the engine
         // does. Only for a limit under a day, so that a pending deadline (which holds the
@@ -271,6 +278,10 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
         guard open else { return nil }
         // No body, `httpBody`, or the `httpBodyStream` the transfer prepared.
+        #if canImport(FoundationNetworking)
+        var request = request
+        request.timeoutInterval = IdleClock.foundationTimeout(request.timeoutInterval)
+        #endif
         let task = session.dataTask(with: request)
         registry.withLock { registry in
             if let replacing { registry.transfers[replacing] = nil }

@@ -45,6 +45,7 @@ extension URLSessionTransfer {
     /// afterwards reaches URLSession's work queue after the answer. The next task is made and
     /// resumed under that lock too, so that `stop()` always cancels the task that is running.
     func handleRedirect(_ response: HTTPURLResponse, completionHandler: (URLRequest?) -> Void) {
+        noteActivity()
         let failure = state.withLock { state -> HotPotatoError? in
             guard !state.stopped, let declined = state.task else { return nil }
             completionHandler(nil)

@@ -9,8 +9,14 @@ extension URLSessionTransfer {
     func ending(for error: any Error) -> TransferEnding {
         // A body that could not be read (or sent again) is why the task failed.
         if let failure = state.withLock({ $0.bodyStream?.failure }) { return .failure(failure) }
-        let mapped = URLErrorMapping.map(error, secrets: proxyRule.proxySettings())
-        let hasHead = state.withLock { $0.hasHead }
+        var mapped = URLErrorMapping.map(error, secrets: proxyRule.proxySettings())
+        let (hasHead, limit) = state.withLock { ($0.hasHead, $0.request.timeoutInterval) }
+        if mapped.code == .timedOut {
+            // Said as the libcurl engine says it, rather than as NSURLErrorDomain's -1001.
+            mapped = HotPotatoError(
+                .timedOut, reason: "\(TransportFailureText.timedOut): Nothing was received or sent for \(Self.seconds(limit)) s",
+                underlying: mapped.underlying)
+        }
         // libcurl's "transfer closed with N bytes remaining" (a short Content-Length body) and
         // "transfer closed with outstanding read data remaining" (a chunked body cut before its
         // last chunk) both reach us as URLError.unknown once the head has arrived. Another
@@ -25,6 +31,12 @@ extension URLSessionTransfer {
         }
         // A lost connection gets the declared length and the bytes received from the driver.
         return .failure(mapped)
+    }
+
+    /// `limit` as the timeout messages write it (`0.5`, `60`).
+    @inline(never)
+    static func seconds(_ limit: TimeInterval) -> String {
+        limit.formatted(.number.precision(.fractionLength(0...3)))
     }
 
     private static func looksLikeTLSFailure(_ message: String) -> Bool {

@@ -78,6 +78,7 @@ extension URLSessionTransfer {
 
     /// Reports the body's progress from URLSession's count of the bytes it has handed to libcurl.
     func didSendBody(totalBytesSent: Int64) {
+        noteActivity()
         let (expected, stream) = state.withLock { state in
             (state.body?.length ?? state.request.httpBody.map { Int64($0.count) }, state.bodyStream)
         }

@@ -99,6 +99,10 @@ final class URLSessionTransfer: @unchecked Sendable {
     }
 
     let state: Locked<State>
+    #if canImport(FoundationNetworking)
+    /// The request's idle timeout, when FoundationNetworking cannot keep it (see ``IdleClock``).
+    let idleClock: IdleClock?
+    #endif
 
     /// - Parameters:
     ///   - nextTask: Makes the task of each redirect that is followed.
@@ -110,6 +114,9 @@ final class URLSessionTransfer: @unchecked Sendable {
         release: @escaping @Sendable (Int) -> Void
     ) {
         state = Locked(State(request: request, body: body))
+        #if canImport(FoundationNetworking)
+        idleClock = IdleClock(limit: request.timeoutInterval)
+        #endif
         self.sink = sink
         self.redirectPolicy = redirectPolicy
         self.proxyRule = proxyRule
@@ -140,6 +147,7 @@ final class URLSessionTransfer: @unchecked Sendable {
     // MARK: - Delegate queue
 
     func didReceive(_ response: URLResponse) {
+        noteActivity()
         if holdsBack(response) { return }
         deliverHead(of: response)
     }
@@ -156,6 +164,9 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     func didReceive(_ data: Data) {
         if sink.isFinished { return }
+        noteActivity()
+        // Again once the handler has taken it: the time a slow handler takes is not idleness.
+        defer { noteActivity() }
         if heldResponse != nil, let held = takeHeldResponse() { deliverHead(of: held) }
         // Checking the mode and appending to the spill file happen under one lock, so the consumer
         // cannot hand back to direct delivery between the two. The same lock counts the chunks
