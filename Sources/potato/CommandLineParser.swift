@@ -3,8 +3,8 @@ import HotPotato
 
 /// potato's own small argument parser (the package has no dependencies).
 ///
-/// Options take their value as the next argument (`-o FILE`, `--output FILE`) or, for long
-/// options, after `=` (`--output=FILE`). `--` ends the options.
+/// Options take their value as the next argument (`-o FILE`, `--output FILE`), for long options
+/// after `=` (`--output=FILE`), and for short ones attached (`-oFILE`). `--` ends the options.
 enum CommandLineParser {
     /// What to run.
     enum Command {
@@ -61,9 +61,16 @@ enum CommandLineParser {
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
+            } else if !argument.hasPrefix("--"), argument.count > 2, Self.shortOptionsWithValues.contains(String(argument.prefix(2))) {
+                // curl's `-oFILE`, `-H'Name: value'`: a short option with its value attached.
+                name = String(argument.prefix(2))
+                inline = String(argument.dropFirst(2))
             }
             switch name {
-            case "-o", "--output": output = try value(name, inline)
+            case "-o", "--output":
+                let file = try value(name, inline)
+                // curl's `-o -`: standard output, where the body goes without -o.
+                output = file == "-" ? nil : file
             case "--json":
                 if let inline {
                     json = .some(inline.isEmpty ? nil : inline)
@@ -132,6 +139,18 @@ enum CommandLineParser {
                 let file = try value(name, inline)
                 guard !file.isEmpty else { throw UsageError("\(name) needs a file (or - for standard input)") }
                 options.uploadFile = file
+            case "-L", "--location":
+                // curl's "follow redirects": what potato does unless --max-redirs 0.
+                break
+            case "--max-redirs":
+                let text = try value(name, inline)
+                guard let count = Int(text), (0...1000).contains(count) else {
+                    throw UsageError("--max-redirs takes a number of redirects from 0 to 1000 (\"\(text)\" is not one)")
+                }
+                options.maximumRedirects = count
+            case "-I", "--head":
+                options.method = "HEAD"
+                options.printsHead = true
             case "--accept-status": options.acceptedStatuses = try statuses(try value(name, inline))
             case "--accept-type":
                 let text = try value(name, inline)
@@ -141,7 +160,13 @@ enum CommandLineParser {
             case "-C", "--continue":
                 options.resume = true
                 // curl's `-C -` ("find out where to continue"): what potato always does.
-                if name == "-C", index + 1 < arguments.count, arguments[index + 1] == "-" { index += 1 }
+                if name == "-C", let inline {
+                    guard inline == "-" else { throw Self.offsetRefused(name) }
+                } else if name == "-C", index + 1 < arguments.count, arguments[index + 1] == "-" {
+                    index += 1
+                } else if name == "-C", index + 1 < arguments.count, Int64(arguments[index + 1]) != nil {
+                    throw Self.offsetRefused(name)
+                }
             case "--continue-at":
                 guard try value(name, inline) == "-" else {
                     throw UsageError("--continue-at takes only \"-\": potato continues from the bytes it has kept")
@@ -150,8 +175,8 @@ enum CommandLineParser {
             case "--overwrite": options.overwrite = true
             case "--limit-rate":
                 let rate = try Self.size(try value(name, inline), option: name)
-                guard rate > 0 else { throw UsageError("--limit-rate needs a rate above 0, like 500K or 2M (bytes a second)") }
-                options.rateLimit = rate
+                // 0 is curl's "no limit".
+                options.rateLimit = rate > 0 ? rate : nil
             case "-O", "--remote-name": options.remoteName = true
             case "--output-dir": options.outputDirectory = try value(name, inline)
             case "-i", "--input-file": options.inputFile = try value(name, inline)
@@ -178,9 +203,7 @@ enum CommandLineParser {
             case "-R", "--remote-time": options.remoteTime = true
             case "--checksum":
                 let text = try value(name, inline)
-                guard let checksum = Checksum(text) else {
-                    throw UsageError("--checksum takes ALGORITHM=HEX, ALGORITHM one of md5, sha1, sha256, sha512 (\"\(text)\" is not one)")
-                }
+                guard let checksum = Checksum(text) else { throw Self.checksumRefused(text) }
                 options.checksum = checksum
             case "-v", "--verbose": options.verbose = true
             case "-q", "--quiet": options.quiet = true
@@ -198,10 +221,11 @@ enum CommandLineParser {
                 options.timeout = seconds
             case "-m", "--max-time":
                 let text = try value(name, inline)
-                guard let seconds = TimeInterval(text), seconds > 0, seconds.isFinite else {
+                guard let seconds = TimeInterval(text), seconds >= 0, seconds.isFinite else {
                     throw UsageError("\(name) \"\(text)\" is not a number of seconds")
                 }
-                options.maximumTime = seconds
+                // 0 is curl's "no limit".
+                options.maximumTime = seconds > 0 ? seconds : nil
             case "--retry":
                 let text = try value(name, inline)
                 guard let count = Int(text), count >= 0, count <= 1000 else {
@@ -257,12 +281,16 @@ enum CommandLineParser {
             options.output = .batch
         } else if let url = urls.first {
             options.url = url
-            if names {
-                guard modes == 0 else { throw UsageError("-O and --output-dir name a file: choose them or -o, --json, --string, --events") }
+            if options.remoteName || options.outputDirectory != nil && output == nil {
+                guard modes == 0 else {
+                    throw UsageError(options.remoteName ? "-O names the file after the URL: choose it or -o, --json, --string, --events"
+                        : "--output-dir is where files are saved: it takes -O or -o, not --json, --string or --events")
+                }
                 options.output = .file(Self.destination(for: url, name: nil, in: options.outputDirectory))
             }
         }
-        if let output { options.output = .file(output) }
+        // As curl: --output-dir holds the -o file too (unless its path is absolute).
+        if let output { options.output = .file(Self.destination(for: options.url, name: output, in: options.outputDirectory)) }
         if let json { options.output = .json(keyPath: json) }
         if wantsString { options.output = .string }
         if wantsEvents { options.output = .events }
@@ -312,6 +340,22 @@ enum CommandLineParser {
         guard options.method == nil || options.method == "GET" else { throw UsageError("several downloads are GETs (-X)") }
     }
 
+    /// The short options that take a value, which may come attached (`-oFILE`).
+    static let shortOptionsWithValues: Set<String> = ["-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-i", "-C"]
+
+    static func offsetRefused(_ option: String) -> UsageError {
+        UsageError("\(option) takes only \"-\" (or nothing): potato continues from the bytes it has kept, and cannot start at an offset")
+    }
+
+    /// Why `text` is not an `ALGORITHM=HEX` checksum.
+    static func checksumRefused(_ text: String) -> UsageError {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let algorithm = Checksum.Algorithm(named: String(parts[0])) else {
+            return UsageError("--checksum takes ALGORITHM=HEX, ALGORITHM one of md5, sha1, sha256, sha512 (\"\(text)\" is not one)")
+        }
+        return UsageError("--checksum \(algorithm.name)=HEX takes \(algorithm.length * 2) hexadecimal digits (\"\(parts[1])\" has \(parts[1].count))")
+    }
+
     /// Where a download goes without `-o`: `name` (from `-i`), or the last segment of the URL's
     /// path (decoded; `index.html` when there is none; a `/` or a leading `.` in it made `_`),
     /// in `directory` when given.
@@ -324,7 +368,8 @@ enum CommandLineParser {
     /// The last segment of `url`'s path, safe as a file name.
     static func remoteName(of url: String) -> String {
         let path = URLComponents(string: url)?.percentEncodedPath ?? ""
-        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        // After the last `/`: empty for a path that ends in one (`/docs/`), as wget names it.
+        let last = path.components(separatedBy: "/").last ?? ""
         var name = last.removingPercentEncoding ?? last
         name = name.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\u{0}", with: "_")
         if name.hasPrefix(".") { name = "_" + name.dropFirst() }

@@ -97,7 +97,12 @@ struct GetCommand {
             return await download(request, to: URL(fileURLWithPath: path), display: display, interruption: interruption)
         case .standardOutput:
             let maximum = options.maximumSize ?? .max
-            let handled = adjusted(request.handled(by: StreamWriter(fileHandle: .standardOutput, maximumBodySize: maximum)))
+            var writer = request.handled(by: StreamWriter(fileHandle: .standardOutput, maximumBodySize: maximum))
+            if options.printsHead {
+                // As `curl -I`: the status line and the headers, CRLF after each, then an empty line.
+                writer = writer.onHead { head in Console.output(Self.headText(head)) }
+            }
+            let handled = adjusted(writer)
             return await finish(handled, display: display, interruption: interruption) { _ in }
         case .json(let keyPath):
             let observed = request
@@ -119,12 +124,29 @@ struct GetCommand {
         }
     }
 
+    /// Where a `206`'s `Content-Range: bytes FIRST-LAST/LENGTH` starts, when it says.
+    static func rangeStart(of head: ResponseHead) -> Int64? {
+        guard let value = head.headers["Content-Range"]?.trimmingCharacters(in: .whitespaces),
+              value.lowercased().hasPrefix("bytes ") else { return nil }
+        let range = value.dropFirst("bytes ".count).trimmingCharacters(in: .whitespaces)
+        return range.split(separator: "-", maxSplits: 1).first.flatMap { Int64($0) }
+    }
+
+    /// A response head as `curl -I` prints it, the server's text made safe for a terminal.
+    static func headText(_ head: ResponseHead) -> String {
+        var text = TerminalText.safe("\(head.httpVersion.map(String.init(describing:)) ?? "HTTP") \(head.status) \(head.reasonPhrase)")
+            .trimmingCharacters(in: .whitespaces) + "\r\n"
+        for field in head.headers { text += TerminalText.safe("\(field.name): \(field.value)") + "\r\n" }
+        return text + "\r\n"
+    }
+
     /// The session every request of this command goes through: its timeout, proxy, certificate
     /// authorities, retries, cookies and `-v` logger.
     func makeSession() -> Session {
         var configuration = Session.Configuration()
         if let timeout = options.timeout { configuration.requestTimeout = timeout }
         if let maximumTime = options.maximumTime { configuration.resourceTimeout = maximumTime }
+        if let maximumRedirects = options.maximumRedirects { configuration.redirects = .follow(maximumRedirects: maximumRedirects) }
         configuration.proxy = options.proxyConfiguration()
         if let authorities = options.certificateAuthorities {
             configuration.certificateAuthorities = URL(fileURLWithPath: authorities)
@@ -201,7 +223,9 @@ struct GetCommand {
             // a retried attempt. Both on the display's queue, in order.
             let said = Flag()
             observed = observed.onHead(queue: display.queue) { head in
-                guard head.status == 206, said.set() else { return }
+                // A 206 from the first byte continues nothing (a server that sends the whole
+                // file as a range; the download then fails or starts over).
+                guard head.status == 206, (Self.rangeStart(of: head) ?? 0) > 0, said.set() else { return }
                 Console.error("potato: resuming after \(ByteCount.text(keptBefore)) already downloaded\n")
             }
         }

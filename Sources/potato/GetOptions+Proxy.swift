@@ -23,7 +23,11 @@ extension GetOptions {
     static func proxyURL(_ text: String) throws(UsageError) -> URL? {
         if text.isEmpty { return nil }
         guard let url = ProxyConfiguration.proxyURL(text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw UsageError("--proxy needs an http:// or https:// proxy URL, like http://proxy.example:3128")
+            let full = text.contains("://") ? text : "http://" + text
+            if let port = URLComponents(string: full)?.port, !(1...65535).contains(port) {
+                throw UsageError("--proxy \"\(text)\": the port \(port) is not one from 1 to 65535")
+            }
+            throw UsageError("--proxy needs an http:// or https:// proxy URL, like http://proxy.example:3128 (or proxy.example:3128)")
         }
         return url
     }

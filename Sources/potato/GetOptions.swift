@@ -30,6 +30,10 @@ struct GetOptions {
     /// `-u user:password`: Basic credentials.
     var credentials: (user: String, password: String)?
     var method: String?
+    /// `--max-redirs N`: the most redirects followed (the library's 10 otherwise).
+    var maximumRedirects: Int?
+    /// `-I`/`--head`: a `HEAD` request whose response head is printed on standard output.
+    var printsHead = false
     /// `-d`, `--data-binary`, `--data-raw`: the pieces of the body, joined with `&`.
     var data: [DataArgument] = []
     var dataFile: String?

@@ -28,14 +28,16 @@ enum HelpText {
         Where the body goes (one of; without any, it is written to standard output):
           -o, --output FILE        stream it to FILE, placed only when complete (a failure or
                                    Ctrl-C leaves no partial file, unless --continue); a device
-                                   or a pipe (/dev/null) is written as it is
+                                   or a pipe (/dev/null) is written as it is; - is standard
+                                   output
               --json [KEYPATH]     pretty-print the JSON body, or the value at KEYPATH
                                    (data.users.0.name); KEYPATH can also be given as --json=KEYPATH
               --string             print the body as text, decoded by its charset
           -O, --remote-name        save it to a file named after the last segment of the URL's
                                    path (decoded; a / or a leading dot made _; index.html when
                                    there is none), in the current directory or --output-dir
-              --output-dir DIR     save the files there (created if missing)
+              --output-dir DIR     save the files there (created if missing), -o FILE too
+                                   unless FILE is an absolute path
               --events             print a text/event-stream (Server-Sent Events) as it
                                    arrives, one event a line as JSON: {"type":…,"id":…,
                                    "data":…} (the data as JSON when it is JSON); only a 200
@@ -46,6 +48,12 @@ enum HelpText {
         Request:
           -X, --request METHOD     the method (default GET; POST with -d, --data-file or -F; PUT
                                    with -T)
+          -I, --head               send a HEAD request and print the response's status line
+                                   and headers on standard output, as curl -I
+          -L, --location           follow redirects: potato always does (up to 10), so this is
+                                   accepted for curl's sake and changes nothing
+              --max-redirs N       follow at most N redirects (0: none; a redirect past N
+                                   fails, exit 1)
           -H, --header 'Name: value'
                                    add a header (repeatable)
           -A, --user-agent NAME    send NAME as the User-Agent (default HotPotato); a -H
@@ -82,8 +90,8 @@ enum HelpText {
                                    fails (atomically, mode 0600; - for standard output)
               --timeout SECONDS    give up when nothing arrives for SECONDS (default 60)
           -m, --max-time SECONDS   give up on a transfer that takes longer than SECONDS, even
-                                   one whose bytes keep coming (exit 6; default 7 days); no
-                                   retry starts after SECONDS
+                                   one whose bytes keep coming (exit 6; default 7 days, 0 for
+                                   none); no retry starts after SECONDS
               --engine ENGINE      auto (default), curl or urlsession
           -x, --proxy URL          send requests through the proxy URL
                                    (http://[user:password@]host:port; '' for none); without it,
@@ -131,8 +139,9 @@ enum HelpText {
                                    continues from the bytes it has; 0 otherwise)
               --retry-delay SECONDS
                                    wait SECONDS before the first retry, twice as long before
-                                   each next one, at most 60 (default 1); a Retry-After from
-                                   the server replaces the wait (at most 120 s)
+                                   each next one, at most 60 (default 1), each less up to half
+                                   of it at random; a Retry-After from the server replaces the
+                                   wait (at most 120 s)
               --retry-max-time SECONDS
                                    start no retry later than SECONDS after the first request
 
@@ -157,8 +166,9 @@ enum HelpText {
               --accept-status LIST statuses and ranges, like 200-299,304 (default 200-299)
               --accept-type TYPE   acceptable media type, like application/json or image/*
                                    (repeatable; default any, JSON types with --json)
-              --limit-rate RATE    receive at most RATE bytes a second: 500K, 2M (as curl's),
-                                   all --connections together; the curl engine only
+              --limit-rate RATE    receive at most RATE bytes a second: 500K, 2M (as curl's; 0
+                                   for no limit), all --connections together; the curl engine
+                                   only
               --max-size BYTES     fail when the body is larger: 1048576, 512K, 10M, 2G
                                    (default none with -o or to standard output, 64M for --json
                                    and --string); with --events, when an event is (its data,

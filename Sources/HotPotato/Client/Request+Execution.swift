@@ -183,7 +183,10 @@ extension Request where Handler == SelectiveDiscarder<Void> {
             for header in headers { request.spec.headers.replaceOrAdd(name: header.name, value: header.value) }
             let call = request.start()
             call.observe { outcome in
-                if case .failure(let error) = outcome { ended(error) } else { ended(nil) }
+                switch outcome {
+                case .failure(let error): ended(error, error.timings)
+                case .success(let response): ended(nil, response.timings)
+                }
             }
             return { call.cancel() }
         }

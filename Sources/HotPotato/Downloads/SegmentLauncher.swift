@@ -8,10 +8,11 @@ final class SegmentLauncher: @unchecked Sendable {
     /// interceptors, without its progress callbacks, gate options or retries) with `headers`
     /// added, its body going to `handler` — to `mirror` instead of the request's URL when given
     /// (without the request's credentials and interceptors when the mirror is another origin);
-    /// `ended` is called once, with the failure or `nil`. Returns how to cancel it.
+    /// `ended` is called once, with the failure or `nil`, and what the engine measured. Returns
+    /// how to cancel it.
     typealias Start = @Sendable (
         _ headers: [(name: String, value: String)], _ handler: SegmentHandler, _ mirror: URL?,
-        _ ended: @escaping @Sendable (HotPotatoError?) -> Void
+        _ ended: @escaping @Sendable (HotPotatoError?, TransferTimings?) -> Void
     ) -> @Sendable () -> Void
 
     let start: Start

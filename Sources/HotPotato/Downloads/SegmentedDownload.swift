@@ -101,6 +101,7 @@ final class SegmentedDownload: @unchecked Sendable {
     private var unsavedBytes: Int64 = 0
     private var lastSave: UInt64 = 0
     private var reportedPrefix: Int64 = 0
+    private var measured = SegmentMeasurements()
 
     /// The failures of connections a download survives.
     var failureBudget: Int { 3 + 2 * maximumConnections }
@@ -217,6 +218,7 @@ final class SegmentedDownload: @unchecked Sendable {
             primaryRunning = false
             settlePrimary = settle
             let assignment = plan.active[0]
+            if let assignment { measured.addBytes(assignment.written - assignment.start) }
             plan.release(0)
             if let (_, began) = workerSources.removeValue(forKey: 0) {
                 sources.ended(0, bytes: failure == nil ? assignment.map { $0.written - $0.start } : nil, seconds: Double(Self.now &- began) / 1e9)
@@ -224,6 +226,16 @@ final class SegmentedDownload: @unchecked Sendable {
             if let failure { noteFailure(failure, verdict: nil) }
         }
         advance()
+    }
+
+    /// What the engine measured of the first connection, as its part ended.
+    func primaryMeasured(phases: TransferPhases?, connection: ConnectionFacts?) {
+        lock.withLock { measured.recordPrimary(phases: phases, connection: connection) }
+    }
+
+    /// Every connection's measurements together (see ``SegmentMeasurements``).
+    func measurements(total: TimeInterval) -> (phases: TransferPhases?, connection: ConnectionFacts?) {
+        lock.withLock { measured.merged(total: total) }
     }
 
     /// Cancels the download: every connection stops, and it fails with
@@ -238,11 +250,13 @@ final class SegmentedDownload: @unchecked Sendable {
         advance()
     }
 
-    private func workerEnded(_ worker: Int, _ failure: HotPotatoError?) {
+    private func workerEnded(_ worker: Int, _ failure: HotPotatoError?, _ timings: TransferTimings?) {
         let delay: Double = lock.withLock {
+            measured.add(timings)
             helpers.removeValue(forKey: worker)
             let verdict = handlers.removeValue(forKey: worker)?.verdict
             let assignment = plan.active[worker]
+            if let assignment { measured.addBytes(assignment.written - assignment.start) }
             plan.release(worker)
             guard let (source, began) = workerSources.removeValue(forKey: worker) else { return 0 }
             let seconds = Double(Self.now &- began) / 1e9
@@ -395,7 +409,7 @@ final class SegmentedDownload: @unchecked Sendable {
         var headers: [(name: String, value: String)] = [("Range", asked), ("Accept-Encoding", "identity")]
         // A mirror's first part asks without a validator: its answer pins one.
         if let validator { headers.append(("If-Range", validator)) }
-        let stop = launcher.start(headers, handler, url) { [self] failure in workerEnded(worker, failure) }
+        let stop = launcher.start(headers, handler, url) { [self] failure, timings in workerEnded(worker, failure, timings) }
         let stopNow = lock.withLock { () -> Bool in
             guard helpers[worker] != nil else { return false }
             helpers[worker] = stop

@@ -96,6 +96,12 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         onlyLibraryCode
     }
 
+    /// A connection of a download over several: stopped where its part ends, before the end
+    /// would report the engine's measurements.
+    var measuresAtHead: Bool {
+        ((capabilities.resuming as? FileWriter)?.connections ?? 1) > 1 || driver.handler is SegmentHandler
+    }
+
     func deliverOnCaller(_ work: any DeliveryJob) -> Bool {
         onlyLibraryCode && completion.handOff(work)
     }
@@ -333,7 +339,13 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         aftermath.settles = true
         if let writer = driver.handler as? FileWriter, let segments = writer.segments {
             aftermath.segments = segments
-            flags.withLock { $0.segments = segments }
+            // What the engine measured of this first connection (at its head: it is stopped
+            // where its part ends), for the whole download's timings.
+            let (phases, connection) = flags.withLock { flags in
+                flags.segments = segments
+                return (flags.phases, flags.connection)
+            }
+            segments.primaryMeasured(phases: phases, connection: connection)
         }
     }
 
@@ -350,7 +362,8 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
             // An existential: a closure capturing this generic transfer would capture its
             // handler's metatype.
             let settling: any SegmentSettling = DeferredSettlement(
-                completion: completion, outcome: outcome, progress: finishesProgress ? progress : nil, startTime: startTime)
+                completion: completion, outcome: outcome, progress: finishesProgress ? progress : nil, startTime: startTime,
+                segments: segments)
             segments.primaryEnded(failure) { concluded in
                 // The resource changed while it ran: the request starts over (at most twice).
                 if concluded != nil, segments.resourceChanged, let restart = segments.restart {
@@ -402,16 +415,26 @@ private struct DeferredSettlement<Content: Sendable>: SegmentSettling {
     let outcome: Completion<Content>.Outcome
     let progress: ProgressReporter?
     let startTime: UInt64
+    let segments: SegmentedDownload
 
     func settle(_ failure: HotPotatoError?) {
         progress?.finish()
-        if let failure {
+        // The whole download's time, not its first connection's, and every connection's
+        // measurements together.
+        let total = Double(DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000_000
+        let (phases, connection) = segments.measurements(total: total)
+        func whole(_ timings: TransferTimings) -> TransferTimings {
+            var timings = timings
+            timings.total = total
+            timings.phases = phases ?? timings.phases
+            timings.connection = connection ?? timings.connection
+            return timings
+        }
+        if var failure {
+            failure.timings = failure.timings.map(whole)
             completion.settle(.failure(failure))
         } else if case .success(let response) = outcome {
-            // The whole download's time, not its first connection's.
-            var timings = response.timings
-            timings.total = Double(DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000_000
-            completion.settle(.success(Response(head: response.head, content: response.content, timings: timings)))
+            completion.settle(.success(Response(head: response.head, content: response.content, timings: whole(response.timings))))
         } else {
             completion.settle(outcome)
         }

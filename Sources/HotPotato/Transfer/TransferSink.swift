@@ -60,6 +60,10 @@ protocol TransferSink: AnyObject, Sendable {
     /// HTTP/2 connection would gain nothing. The libcurl engine offers such a transfer HTTP/1.1
     /// only; the URLSession engine chooses for itself.
     var wantsConnectionOfItsOwn: Bool { get }
+    /// Whether the engine reports its measurements (``record(phases:connection:)``) as the head
+    /// arrives as well as at the end: the first connection of a download over several, which
+    /// is stopped where its part ends, before the end would report them.
+    var measuresAtHead: Bool { get }
 }
 
 extension TransferSink {
@@ -89,6 +93,9 @@ extension TransferSink {
 
     /// Any connection, unless the sink says otherwise.
     var wantsConnectionOfItsOwn: Bool { false }
+
+    /// Measured at the end only, unless the sink says otherwise.
+    var measuresAtHead: Bool { false }
 
     /// The limit of the transfer's group, if it has one (the whole group's, not its share).
     var receiveRateLimit: Int64? { receiveRateGroup?.limit }

@@ -27,7 +27,9 @@ import Darwin
 ///   bytes (64 KiB by default) and reset the connection;
 /// - `chunk=C&delayMs=D` — the body in C-byte pieces every D milliseconds (see `sendPaced`).
 ///
-/// A test can also make a name's resource another version from now on (`setVersion(_:of:)`).
+/// A test can also make a name's resource another version from now on (`setVersion(_:of:)`), or
+/// answer every range of it with a `206` of the whole body from byte 0 (`answerRangesFromZero(_:)`:
+/// a server that sends the whole file as a range, which continues nothing).
 ///
 /// Every request is recorded under its name (see `rangeRequests(_:)`).
 extension FaultServer {
@@ -106,6 +108,10 @@ extension FaultServer {
             let deadline = Date().addingTimeInterval(30)
             while !firstClosed.withLock({ $0.contains(name) }), Date() < deadline { usleep(10_000) }
         }
+        if status == 206, rangesFromZero.withLock({ $0.contains(name) }) {
+            start = 0
+            end = size - 1
+        }
         if status == 206, start > 0, query["segment200"] == "1" {
             start = 0
             end = size - 1
@@ -138,6 +144,11 @@ extension FaultServer {
 
     /// The versions tests set (see `setVersion(_:of:)`), by name.
     static let versions = Locked([String: Int]())
+
+    static let rangesFromZero = Locked(Set<String>())
+
+    /// From now on, every range of `name` gets a `206` of the whole body from byte 0.
+    static func answerRangesFromZero(_ name: String) { _ = rangesFromZero.withLock { $0.insert(name) } }
 
     /// From now on, the resource `name` is version `version`.
     static func setVersion(_ version: Int, of name: String) { versions.withLock { $0[name] = version } }

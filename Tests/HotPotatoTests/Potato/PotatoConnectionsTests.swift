@@ -21,10 +21,21 @@ import Glibc
         let file = scratch.file("medium.bin")
         let outcome = try await PotatoProcess.run(
             ["get", nginx.url("slow/medium.bin").absoluteString, "-H", "X-Rate: 16m", "-o", file.path, "--connections", "4",
-             "--checksum", checksum.description, "--engine", engine == .curl ? "curl" : "urlsession", "-q"])
+             "--checksum", checksum.description, "--engine", engine == .curl ? "curl" : "urlsession", "-q",
+             "-w", "%{http_code} %{num_connects} %{remote_ip} %{size_download} %{time_connect}\\n"])
         #expect(outcome.status == 0, "\(outcome.error)")
         #expect(try filesAreIdentical(file, nginx.root.appendingPathComponent("medium.bin")))
         #expect(try scratch.entries() == ["medium.bin"])
+        // -w tells of every connection together: it read nothing but the code before.
+        let fields = outcome.text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        #expect(fields.count == 5 && fields[0] == "206", "\(outcome.text)")
+        if engine == .curl, fields.count == 5 {
+            #expect((Int(fields[1]) ?? 0) >= 2, "\(outcome.text)")
+            #expect(fields[2] == "127.0.0.1", "\(outcome.text)")
+            let received = Int(fields[3]) ?? 0
+            #expect(received == NginxServer.mediumFileSize, "\(outcome.text)")
+            #expect((Double(fields[4].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(outcome.text)")
+        }
     }
 
     @Test func killedMidwayItContinuesEachPart() async throws {

@@ -71,8 +71,8 @@ struct PotatoProcess {
     }
 
     /// Runs `potato` with `arguments` to the end, off Swift's cooperative threads.
-    static func run(_ arguments: [String]) async throws -> Outcome {
-        try await offThePool { try PotatoProcess(arguments).wait() }
+    static func run(_ arguments: [String], in directory: URL? = nil) async throws -> Outcome {
+        try await offThePool { try PotatoProcess(arguments, in: directory).wait() }
     }
 
     /// Polls (every 10 ms, at most `seconds`) until `condition` holds.

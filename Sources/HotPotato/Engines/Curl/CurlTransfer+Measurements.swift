@@ -9,8 +9,9 @@ extension CurlTransfer {
     }
 
     /// Hands the sink the phases and the connection of the request just performed (the last of
-    /// the chain), before the transfer's end is reported.
-    func reportMeasurements(_ handle: UnsafeMutableRawPointer) {
+    /// the chain), before the transfer's end is reported; or, `atHead`, as they stand when the
+    /// final response's head arrives (see ``TransferSink/measuresAtHead``).
+    func reportMeasurements(_ handle: UnsafeMutableRawPointer, atHead: Bool = false) {
         func seconds(_ info: Int32) -> TimeInterval? {
             var microseconds: Int64 = 0
             guard hp_curl_getinfo_off(handle, info, &microseconds) == 0 else { return nil }
@@ -36,7 +37,8 @@ extension CurlTransfer {
         var connection = ConnectionFacts(
             remoteAddress: text(Int32(HP_CURLINFO_PRIMARY_IP)), remotePort: number(Int32(HP_CURLINFO_PRIMARY_PORT)),
             localAddress: text(Int32(HP_CURLINFO_LOCAL_IP)), localPort: number(Int32(HP_CURLINFO_LOCAL_PORT)),
-            connectionsMade: connectionsMade,
+            // At the head, the request being received has not been counted yet (see `conclude`).
+            connectionsMade: atHead ? connectionsMade + Self.connectionsMade(by: handle) : connectionsMade,
             bodyBytesReceived: hp_curl_getinfo_off(handle, Int32(HP_CURLINFO_SIZE_DOWNLOAD_T), &received) == 0 ? received : nil)
         connection.tlsVersion = tlsFacts.version.map { String(cString: $0) }
         connection.tlsCipherSuite = tlsFacts.cipher.map { String(cString: $0) }

@@ -371,6 +371,7 @@ final class CurlTransfer: @unchecked Sendable {
             var cipher: UnsafePointer<CChar>?
             _ = hp_curl_tls_facts(handle, &version, &cipher)
             tlsFacts = (version, cipher)
+            if sink.measuresAtHead { reportMeasurements(handle, atHead: true) }
         }
         let head = head ?? currentHead()
         // The transfer lets go of its fields: the head has them (``currentHead()``).

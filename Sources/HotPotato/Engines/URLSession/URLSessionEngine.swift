@@ -174,7 +174,6 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             return {}
         }
         launch(transfer)
-        transfer.watchIdle()
         #if canImport(FoundationNetworking)
         // FoundationNetworking does not end a task at `timeoutIntervalForResource`: the engine
         // does. Only for a limit under a day, so that a pending deadline (which holds the

@@ -92,7 +92,8 @@ struct URLSessionProxyRule: Sendable {
                 The URLSession engine on Linux cannot send \(target) through the proxy \
                 \(wanted.text(revealingSecrets: false)): FoundationNetworking ignores connectionProxyDictionary, \
                 and its libcurl takes a proxy only from the process environment (\(environment)). Use the curl \
-                engine, or set the proxy in the environment and ProxyConfiguration.environment().
+                engine (potato: --engine curl), or set the proxy in the environment (http_proxy, https_proxy) and \
+                use ProxyConfiguration.environment() (potato: leave out -x).
                 """)
         }
         throw HotPotatoError(.invalidRequest, reason: """

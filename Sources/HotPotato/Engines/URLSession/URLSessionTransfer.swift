@@ -140,6 +140,10 @@ final class URLSessionTransfer: @unchecked Sendable {
             task.resume()
             return state.stopped
         }
+        // The idle clock runs from when the task goes out, not from when the call was made (on
+        // Linux the task is made on a queue of the engine's, which a busy process may hold up).
+        noteActivity()
+        watchIdle()
         if stopped { DispatchQueue.global(qos: .utility).async { [canceller] in canceller.cancel(task) } }
         return true
     }

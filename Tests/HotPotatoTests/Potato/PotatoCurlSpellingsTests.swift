@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import HotPotato
+@testable import HotPotatoTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a black-box pass of potato's documentation found, as a curl user types it: `-o -`,
+/// attached short values, `-o` in `--output-dir`, `-O` on a path ending in `/`, `-I`, `-L` and
+/// `--max-redirs`, curl's "0 is no limit", usage errors that say what is wrong, and no "resuming"
+/// for an answer that continues nothing.
+@Suite struct PotatoCurlSpellingsTests {
+    @Test(.needsNginx) func outputToStandardOutputAndAttachedValues() async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = nginx.url("small.json").absoluteString
+        let expected = try Data(contentsOf: nginx.root.appendingPathComponent("small.json"))
+        let dash = try await PotatoProcess.run(["get", url, "-o", "-", "-q"], in: scratch.url)
+        #expect(dash.status == 0, "\(dash.error)")
+        #expect(dash.output == expected)
+        #expect(try scratch.entries().isEmpty, "no file named -")
+        let attached = try await PotatoProcess.run(["get", url, "-o\(scratch.file("a.json").path)", "-q", "-HAccept: application/json"])
+        #expect(attached.status == 0, "\(attached.error)")
+        #expect(try Data(contentsOf: scratch.file("a.json")) == expected)
+        // -o goes into --output-dir, unless absolute.
+        let directory = scratch.file("out")
+        let relative = try await PotatoProcess.run(["get", url, "-o", "b.json", "--output-dir", directory.path, "-q"], in: scratch.url)
+        #expect(relative.status == 0, "\(relative.error)")
+        #expect(try Data(contentsOf: directory.appendingPathComponent("b.json")) == expected)
+        // curl's 0: no limit.
+        let unlimited = try await PotatoProcess.run(["get", url, "-m", "0", "--limit-rate", "0", "-q"])
+        #expect(unlimited.status == 0, "\(unlimited.error)")
+        #expect(unlimited.output == expected)
+    }
+
+    @Test(.needsHTTPBin) func aPathEndingInASlashIsSavedAsIndexHTML() async throws {
+        let bin = try await TestServers.httpbin()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let outcome = try await PotatoProcess.run(["get", bin.url("/anything/docs/").absoluteString, "-O", "-q"], in: scratch.url)
+        #expect(outcome.status == 0, "\(outcome.error)")
+        #expect(try scratch.entries() == ["index.html"])
+    }
+
+    @Test(.needsHTTPBin) func headRedirectsAndTheirLimit() async throws {
+        let bin = try await TestServers.httpbin()
+        let head = try await PotatoProcess.run(["get", "-I", bin.url("/response-headers").absoluteString + "?X-Spud=mashed"])
+        #expect(head.status == 0, "\(head.error)")
+        #expect(head.text.hasPrefix("HTTP/1.1 200 OK\r\n") || head.text.hasPrefix("HTTP 200 OK\r\n"), "\(head.text)")
+        #expect(head.text.contains("\r\nX-Spud: mashed\r\n") && head.text.hasSuffix("\r\n\r\n"), "\(head.text)")
+        let followed = try await PotatoProcess.run(["get", "-L", bin.url("/redirect/2").absoluteString, "--json", "url"])
+        #expect(followed.status == 0, "\(followed.error)")
+        #expect(followed.text.contains("/get"), "\(followed.text)")
+        let tooMany = try await PotatoProcess.run(["get", bin.url("/redirect/3").absoluteString, "--max-redirs", "2"])
+        #expect(tooMany.status == 1, "\(tooMany.error)")
+        #expect(tooMany.error.contains("more than 2"), "\(tooMany.error)")
+        let none = try await PotatoProcess.run(["get", bin.url("/redirect/1").absoluteString, "--max-redirs", "0"])
+        #expect(none.status == 9, "a redirect not followed is the answer, outside 200-299: \(none.error)")
+        let bad = try await PotatoProcess.run(["get", bin.url("/get").absoluteString, "--max-redirs", "-1"])
+        #expect(bad.status == 2 && bad.error.contains("--max-redirs"), "\(bad.error)")
+    }
+
+    @Test func usageErrorsSayWhatIsWrong() async throws {
+        let cases: [([String], String)] = [
+            (["-o", "/tmp/x", "-C", "100"], "cannot start at an offset"),
+            (["-o", "/tmp/x", "-C100"], "cannot start at an offset"),
+            (["-o", "/tmp/x", "--checksum", "sha256=abcd"], "64 hexadecimal digits (\"abcd\" has 4)"),
+            (["-o", "/tmp/x", "--checksum", "sha3=abcd"], "ALGORITHM one of"),
+            (["-x", "127.0.0.1:70000"], "the port 70000"),
+        ]
+        for (arguments, message) in cases {
+            let outcome = try await PotatoProcess.run(["get", "http://127.0.0.1:9/file"] + arguments)
+            #expect(outcome.status == 2, "\(arguments): \(outcome.error)")
+            #expect(outcome.error.contains(message), "\(arguments): \(outcome.error)")
+        }
+    }
+
+    /// A server that answers the rest of a partial file with the whole file as a range: potato
+    /// does not say it resumes, and fails as it did.
+    @Test func noResumingIsSaidForAnAnswerThatContinuesNothing() async throws {
+        let fault = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let name = "potato-from-zero-\(UUID().uuidString)"
+        let url = fault.url("/ranged?name=\(name)&size=\(4 << 20)&chunk=16384&delayMs=10").absoluteString
+        let file = scratch.file("file.bin")
+        let first = try PotatoProcess(["get", url, "-o", file.path, "--continue", "-q"])
+        let kept = PotatoProcess.waitUntil(seconds: 30) { (FileWriter.keptBytes(for: file) ?? 0) >= 64 << 10 }
+        first.send(SIGKILL)
+        _ = try first.wait()
+        #expect(kept, "nothing was kept")
+        FaultServer.answerRangesFromZero(name)
+        let second = try await PotatoProcess.run(["get", url, "-o", file.path, "--continue", "--retry", "0"])
+        #expect(second.status == 18, "\(second.error)")
+        #expect(!second.error.contains("resuming after"), "\(second.error)")
+        #expect(second.error.contains("cannot resume"), "\(second.error)")
+    }
+}
