@@ -111,6 +111,7 @@ public struct Cookie: Sendable, Hashable {
         return CookieRules.pathMatches(target.path, path)
     }
 
-    /// `name=value`, as a `Cookie` header carries it.
-    var pair: String { name + "=" + value }
+    /// `name=value`, as a `Cookie` header carries it; the value alone for a nameless cookie
+    /// (RFC 6265bis 5.8.3).
+    var pair: String { name.isEmpty ? value : name + "=" + value }
 }

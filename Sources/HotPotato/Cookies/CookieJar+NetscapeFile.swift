@@ -89,7 +89,9 @@ extension CookieJar {
         }
         var fields = line.split(separator: "\t", omittingEmptySubsequences: false)
         if fields.count == 6 { fields.append("") }
-        guard fields.count == 7, !fields[0].isEmpty, !fields[5].isEmpty, let expiry = Int64(fields[4]) else { return nil }
+        // A nameless cookie (RFC 6265bis) has an empty name field and a value.
+        guard fields.count == 7, !fields[0].isEmpty, !fields[5].isEmpty || !fields[6].isEmpty, let expiry = Int64(fields[4])
+        else { return nil }
         let domain = fields[0].lowercased()
         let includesSubdomains = fields[1].uppercased() == "TRUE"
         return Cookie(

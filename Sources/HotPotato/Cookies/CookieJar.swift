@@ -64,13 +64,14 @@ public final class CookieJar: Sendable {
     }
 
     /// Adds `cookie`, replacing the one with the same name, domain and path (whose creation date
-    /// it keeps). An expired cookie removes that one instead. A cookie with an empty name or
-    /// domain, or larger than ``Limits/maximumCookieSize``, is ignored; past the count limits the
-    /// oldest cookies make room.
+    /// it keeps). An expired cookie removes that one instead. A cookie with an empty name and
+    /// value, or an empty domain, or larger than ``Limits/maximumCookieSize``, is ignored; past
+    /// the count limits the oldest cookies make room. A nameless cookie (an empty name, a value)
+    /// is kept, as RFC 6265bis keeps it, and sent as its value alone.
     /// - Returns: Whether the cookie is in the jar now.
     @discardableResult
     public func add(_ cookie: Cookie) -> Bool {
-        guard !cookie.name.isEmpty, !cookie.domain.isEmpty,
+        guard !cookie.name.isEmpty || !cookie.value.isEmpty, !cookie.domain.isEmpty,
               cookie.name.utf8.count + cookie.value.utf8.count <= limits.maximumCookieSize
         else { return false }
         let now = Date()

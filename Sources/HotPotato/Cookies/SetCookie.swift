@@ -17,15 +17,30 @@ struct SetCookie: Sendable, Equatable {
     /// The longest attribute value honoured; a longer one is ignored (RFC 6265bis).
     static let maximumAttributeValueLength = 1024
 
-    /// Parses one `Set-Cookie` value; `nil` when it holds no cookie: no `=` in its first part, an
-    /// empty name, or a control character (other than a tab) anywhere.
+    /// Parses one `Set-Cookie` value; `nil` when it holds no cookie: an empty name and value, a
+    /// nameless value that poses as a `__Secure-` or `__Host-` cookie, or a control character
+    /// (other than a tab) anywhere.
+    ///
+    /// As RFC 6265bis (5.6) and browsers read it, a first part without `=` (`Set-Cookie: abc`) is
+    /// a cookie with an empty name and that value, sent back as `Cookie: abc`; so is `=abc`.
+    /// (RFC 6265 ignored both.)
     init?(_ text: Substring) {
         guard !text.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
         var parts = text.split(separator: ";", omittingEmptySubsequences: false)[...]
-        guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
-        name = Self.trimmed(pair[..<equals])
-        value = Self.trimmed(pair[pair.index(after: equals)...])
-        guard !name.isEmpty else { return nil }
+        guard let pair = parts.popFirst() else { return nil }
+        if let equals = pair.firstIndex(of: "=") {
+            name = Self.trimmed(pair[..<equals])
+            value = Self.trimmed(pair[pair.index(after: equals)...])
+        } else {
+            name = ""
+            value = Self.trimmed(pair)
+        }
+        guard !name.isEmpty || !value.isEmpty else { return nil }
+        if name.isEmpty {
+            // A nameless cookie would be sent as `__Host-x=…`, posing as a prefixed one.
+            let lowered = value.lowercased()
+            guard !lowered.hasPrefix("__secure-"), !lowered.hasPrefix("__host-") else { return nil }
+        }
         for attribute in parts {
             let equals = attribute.firstIndex(of: "=")
             let attributeName = Self.trimmed(attribute[..<(equals ?? attribute.endIndex)]).lowercased()

@@ -26,6 +26,19 @@ import Testing
         #expect(jar.cookies.first?.domain == "www.example.com")
     }
 
+    /// RFC 6265bis: a nameless cookie is kept (one per domain and path: a later one replaces
+    /// it), sent as its value alone, written to and read from a cookie file.
+    @Test func namelessCookiesAreKeptAndSentAsTheirValue() throws {
+        let jar = CookieJar()
+        set(jar, "http://www.example.com/", "noeq; Path=/", "a=1")
+        #expect(jar.cookieHeader(for: URL(string: "http://www.example.com/")!) == "noeq; a=1")
+        set(jar, "http://www.example.com/", "=later; Path=/")
+        #expect(jar.cookieHeader(for: URL(string: "http://www.example.com/")!) == "later; a=1")
+        let copy = CookieJar()
+        _ = copy.addCookies(fromNetscapeCookieFile: jar.netscapeCookieFile())
+        #expect(copy.cookieHeader(for: URL(string: "http://www.example.com/")!) == "later; a=1")
+    }
+
     @Test func domainCookiesGoToTheDomainAndItsSubdomains() {
         let jar = CookieJar()
         set(jar, "http://www.example.com/", "a=1; Domain=example.com", "b=2; Domain=.WWW.example.com")

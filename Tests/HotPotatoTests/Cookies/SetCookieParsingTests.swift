@@ -43,10 +43,22 @@ import Testing
         #expect(parse("a=1; Path=/\(long)")?.path == nil, "an attribute value over 1024 bytes is ignored")
     }
 
+    /// RFC 6265bis 5.6: a first part without `=`, or with an empty name, is a nameless cookie,
+    /// as browsers keep it (RFC 6265 ignored it); nothing at all is no cookie.
+    @Test func namelessCookies() throws {
+        let bare = try #require(parse("novalue; Path=/"))
+        #expect(bare.name == "" && bare.value == "novalue" && bare.path == "/")
+        let leading = try #require(parse("  =value "))
+        #expect(leading.name == "" && leading.value == "value")
+        #expect(parse("=") == nil, "an empty name and value")
+        #expect(parse(" ; Path=/") == nil)
+        #expect(parse("=__Host-x; Secure; Path=/") == nil, "a nameless value posing as a prefixed cookie")
+        #expect(parse("__secure-y; Secure") == nil)
+        let cookie = Cookie(name: "", value: "abc", domain: "example.com")
+        #expect(cookie.pair == "abc", "sent as its value alone")
+    }
+
     @Test func rejectedLines() {
-        #expect(parse("novalue") == nil, "no = in the first part")
-        #expect(parse("=value") == nil, "an empty name")
-        #expect(parse("  =value; Path=/") == nil)
         #expect(parse("a=1\u{0}2") == nil, "a NUL")
         #expect(parse("a=1\r\nSet-Cookie: b=2") == nil, "a line break")
         #expect(parse("a=1\u{7F}") == nil)
