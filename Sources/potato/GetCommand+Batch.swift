@@ -108,6 +108,7 @@ extension GetCommand {
         if let credentials = options.credentials {
             request = request.basicAuthentication(user: credentials.user, password: credentials.password)
         }
+        if let done = await finishedEarlier(url, at: URL(fileURLWithPath: job.destination), session: session) { return done }
         board.begin(job.index, name: job.destination)
         defer { board.end(job.index) }
         let display = ProgressDisplay(style: .none)

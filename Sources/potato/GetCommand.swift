@@ -94,6 +94,7 @@ struct GetCommand {
         case .file(let path):
             if let failure = createOutputDirectory() { return failure }
             if Self.isDeviceOrPipe(path) { return await stream(request, toDeviceAt: path, display: display, interruption: interruption) }
+            if let done = await finishedEarlier(url, at: URL(fileURLWithPath: path), session: session) { return done }
             return await download(request, to: URL(fileURLWithPath: path), display: display, interruption: interruption)
         case .standardOutput:
             let maximum = options.maximumSize ?? .max

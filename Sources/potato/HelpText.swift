@@ -175,7 +175,8 @@ enum HelpText {
                                    type, id and the line being read, together; default 16M)
 
         Files:
-          -C, --continue           resume an interrupted download of the same URL to FILE: the
+          -C, --continue           resume an interrupted download of the same URL to FILE (a FILE
+                                   already complete, the server's length, is left be, exit 0): the
                                    partial file (.FILE.hotpotato-partial beside FILE) is kept when
                                    the download fails or is interrupted, and continued with Range
                                    and If-Range when the server allows; if the file changed on

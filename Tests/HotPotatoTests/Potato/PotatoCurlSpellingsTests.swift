@@ -62,6 +62,28 @@ import Glibc
         #expect(bad.status == 2 && bad.error.contains("--max-redirs"), "\(bad.error)")
     }
 
+    /// `--continue` again after the download finished, as a retry loop around potato does: the
+    /// file is complete (the server gives its length), exit 0; a file of another length is
+    /// refused as before.
+    @Test(.needsNginx) func continuingAFinishedDownloadSucceeds() async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = nginx.url("medium.bin").absoluteString
+        let file = scratch.file("medium.bin")
+        let first = try await PotatoProcess.run(["get", url, "-o", file.path, "-C", "-", "-q"])
+        #expect(first.status == 0, "\(first.error)")
+        let again = try await PotatoProcess.run(["get", url, "-o", file.path, "-C", "-"])
+        #expect(again.status == 0, "\(again.error)")
+        #expect(again.error.contains("is already complete"), "\(again.error)")
+        #expect(try filesAreIdentical(file, nginx.root.appendingPathComponent("medium.bin")))
+        // Another length: not this download's file.
+        try Data("short".utf8).write(to: file)
+        let other = try await PotatoProcess.run(["get", url, "-o", file.path, "-C", "-", "-q"])
+        #expect(other.status == 16, "\(other.error)")
+        #expect(try Data(contentsOf: file) == Data("short".utf8))
+    }
+
     @Test func usageErrorsSayWhatIsWrong() async throws {
         let cases: [([String], String)] = [
             (["-o", "/tmp/x", "-C", "100"], "cannot start at an offset"),

@@ -329,11 +329,25 @@ import Testing
     @Test(arguments: allEngines) func aTimeoutUnderASecondWaitsThatLongForEachByte(engine: Session.Engine) async throws {
         let session = testSession(engine: engine)
         let bin = try await TestServers.httpbin()
-        // The head after 0.15 s, then a byte every 0.15 s: never 0.9 s without one (with room for
-        // a busy machine). FoundationNetworking alone ended it at once.
-        let dripped = try await session.get(bin.url("/drip")).query("numbytes", "4").query("duration", "0.6").query("delay", "0.15")
-            .timeout(0.9).asData().content
-        #expect(dripped.count == 4)
+        // The head after 0.1 s, then a byte every 0.1 s: never 0.95 s without one.
+        // FoundationNetworking alone ended it at once. A machine so busy that the bytes wait
+        // longer than that may end it too, but never before 0.95 s.
+        let started = Date()
+        let dripping = session.get(bin.url("/drip")).query("numbytes", "5").query("duration", "0.5").query("delay", "0.1")
+            .timeout(0.95).asData().start()
+        let ended = await completionDate(of: dripping).timeIntervalSince(started)
+        if let error = await expectFailure({ try await dripping.response() }) {
+            #expect(error.code == .timedOut && ended >= 0.94, "ended after \(ended) s: \(error)")
+        } else {
+            #expect(try await dripping.response().content.count == 5)
+        }
+        // A server that says nothing: not before the limit.
+        let silentStart = Date()
+        let call = session.get(bin.url("/delay/3")).timeout(0.5).asData().start()
+        let elapsed = await completionDate(of: call).timeIntervalSince(silentStart)
+        let error = await expectFailure { try await call.response() }
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
+        #expect(elapsed >= 0.49, "timed out after \(elapsed) s")
     }
 
     @Test(arguments: allEngines) func aFractionalTimeoutIsKeptToItsFraction(engine: Session.Engine) async throws {
