@@ -121,6 +121,9 @@ enum HelpText {
               --resolve HOST:PORT:ADDRESS
                                    connect to ADDRESS for HOST:PORT (repeatable); TLS is still
                                    checked against HOST
+              --connect-to HOST:PORT:HOST2:PORT2
+                                   connect to HOST2:PORT2 for HOST:PORT (repeatable; an empty
+                                   HOST2 or PORT2 keeps the request's)
               --interface NAME     make connections from this interface or local address
 
         Where the time went:

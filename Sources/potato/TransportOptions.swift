@@ -2,7 +2,7 @@ import Foundation
 import HotPotato
 
 /// `get`'s transport controls, curl's names: `--cert`, `--key`, `--cert-type`, `--pinnedpubkey`,
-/// `--unix-socket`, `--resolve`, `--interface`. The libcurl engine's alone: with
+/// `--unix-socket`, `--resolve`, `--connect-to`, `--interface`. The libcurl engine's alone: with
 /// `--engine urlsession` each is a usage error.
 struct TransportOptions {
     /// `--cert FILE[:PASSWORD]`: the client certificate (a `:` in the file's name written `\:`).
@@ -16,8 +16,10 @@ struct TransportOptions {
     var pins: [String] = []
     /// `--unix-socket PATH`.
     var unixSocket: String?
-    /// `--resolve HOST:PORT:ADDRESS`, repeatable.
+    /// `--resolve HOST:PORT:ADDRESS` and `--connect-to HOST:PORT:HOST2:PORT2`, repeatable.
     var overrides: [AddressOverride] = []
+    /// Whether `--connect-to` was given (for the usage error of `--engine urlsession`).
+    var connectsElsewhere = false
     /// `--interface NAME|ADDRESS`.
     var localAddress: String?
 
@@ -28,7 +30,7 @@ struct TransportOptions {
         if key != nil { names.append("--key") }
         if !pins.isEmpty { names.append("--pinnedpubkey") }
         if unixSocket != nil { names.append("--unix-socket") }
-        if !overrides.isEmpty { names.append("--resolve") }
+        if !overrides.isEmpty { names.append(connectsElsewhere ? "--connect-to" : "--resolve") }
         if localAddress != nil { names.append("--interface") }
         return names
     }
@@ -67,6 +69,13 @@ struct TransportOptions {
                 throw UsageError("--resolve \"\(text)\" is not HOST:PORT:ADDRESS")
             }
             overrides.append(override)
+        case "--connect-to":
+            let text = try value()
+            guard let override = Self.connectTo(text) else {
+                throw UsageError("--connect-to \"\(text)\" is not HOST:PORT:HOST2:PORT2 (HOST2 or PORT2 may be empty: the same)")
+            }
+            overrides.append(override)
+            connectsElsewhere = true
         case "--interface": localAddress = try value()
         default:
             return false
@@ -96,6 +105,36 @@ struct TransportOptions {
         configuration.localAddress = localAddress
     }
 
+    /// curl's `--connect-to HOST:PORT:HOST2:PORT2` (an IPv6 host in brackets): requests for
+    /// HOST:PORT connect to HOST2:PORT2 instead, an empty HOST2 or PORT2 keeping the request's.
+    /// curl's empty HOST or PORT ("any") is not taken: `nil`.
+    static func connectTo(_ text: String) -> AddressOverride? {
+        var fields: [String] = []
+        var rest = text[...]
+        while fields.count < 4 {
+            var field: Substring
+            if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+                field = rest[rest.index(after: rest.startIndex)..<close]
+                rest = rest[rest.index(after: close)...]
+            } else {
+                let end = rest.firstIndex(of: ":") ?? rest.endIndex
+                field = rest[..<end]
+                rest = rest[end...]
+            }
+            fields.append(String(field))
+            if rest.hasPrefix(":") { rest = rest.dropFirst() } else { break }
+        }
+        guard fields.count == 4, rest.isEmpty, !fields[0].isEmpty, let port = Int(fields[1]), (1...65_535).contains(port) else {
+            return nil
+        }
+        var connectPort: Int?
+        if !fields[3].isEmpty {
+            guard let value = Int(fields[3]), (1...65_535).contains(value) else { return nil }
+            connectPort = value
+        }
+        return AddressOverride(host: fields[0], port: port, address: fields[2].isEmpty ? fields[0] : fields[2], connectPort: connectPort)
+    }
+
     /// `FILE[:PASSWORD]`, curl's way: the first `:` not escaped as `\:` starts the password.
     static func splitPassword(_ text: String) -> (file: String, password: String?) {
         var file = ""
@@ -119,7 +158,7 @@ struct TransportOptions {
         case "--cert", "--key": "present a client certificate"
         case "--pinnedpubkey": "pin a public key"
         case "--unix-socket": "connect to a Unix socket"
-        case "--resolve": "override an address"
+        case "--resolve", "--connect-to": "override an address"
         default: "choose the local address"
         }
     }

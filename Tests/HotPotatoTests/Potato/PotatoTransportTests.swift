@@ -4,7 +4,7 @@ import Testing
 @testable import HotPotatoTestSupport
 
 /// potato's transport controls: `--cert`/`--key`/`--cert-type`, `--pinnedpubkey` (exit 23),
-/// `--unix-socket`, `--resolve`, `--interface`, and their usage errors.
+/// `--unix-socket`, `--resolve`, `--connect-to`, `--interface`, and their usage errors.
 @Suite(.needsNginx, .enabled(if: Session.Engine.curl.isAvailable && TestCertificates.isAvailable))
 struct PotatoTransportTests {
     @Test func aClientCertificateIsPresentedPEMOrP12() async throws {
@@ -64,6 +64,17 @@ struct PotatoTransportTests {
         ])
         #expect(resolved.status == 0, "\(resolved.error)")
         #expect(resolved.text == "127.0.0.2\n")
+        // curl's --connect-to: another host and port, or the same host on another port.
+        let elsewhere = try await PotatoProcess.run([
+            "get", "http://potato.invalid:1/echo/address", "--connect-to", "potato.invalid:1:127.0.0.1:\(nginx.port)",
+        ])
+        #expect(elsewhere.status == 0, "\(elsewhere.error)")
+        #expect(elsewhere.text == "127.0.0.1\n")
+        let samePort = try await PotatoProcess.run([
+            "get", "http://127.0.0.1:1/echo/address", "--connect-to", "127.0.0.1:1::\(nginx.port)",
+        ])
+        #expect(samePort.status == 0, "\(samePort.error)")
+        #expect(samePort.text == "127.0.0.1\n")
     }
 
     @Test func badValuesAndTheURLSessionEngineAreUsageErrors() async throws {
@@ -75,6 +86,9 @@ struct PotatoTransportTests {
             (["--cert-type", "DER", "--cert", tls.certificates.clientCertificate.path], "--cert-type"),
             (["--pinnedpubkey", "sha256//nope"], "--pinnedpubkey"),
             (["--resolve", "example.com:443"], "--resolve"),
+            (["--connect-to", "::127.0.0.1:443"], "--connect-to"),
+            (["--connect-to", "example.com:443:127.0.0.1:99999"], "--connect-to"),
+            (["--connect-to", "127.0.0.1:443::8443", "--engine", "urlsession"], "--connect-to needs the curl engine"),
             (["--unix-socket", "/tmp/x.sock", "--engine", "urlsession"], "--unix-socket needs the curl engine"),
             (["--pinnedpubkey", tls.certificates.serverKeyPin, "--engine", "urlsession"], "--pinnedpubkey needs the curl engine"),
         ]
