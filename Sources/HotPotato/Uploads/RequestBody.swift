@@ -81,13 +81,20 @@ final class RequestBody: Sendable {
 
     /// The segment of a body file: checked to be readable, with its size when it is a regular file
     /// (after symbolic links: FoundationNetworking would announce a link's own size). Opened
-    /// without blocking (a FIFO) and closed at once.
+    /// without blocking and closed at once — but for a FIFO, which is only checked: opening its
+    /// read end lets a writer waiting to open it go on, and closing it again would leave that
+    /// writer without a reader, killed (`SIGPIPE`) by its first write before the request reads.
     /// - Throws: ``HotPotatoError/Code/invalidRequest`` with the `path` when it cannot be read.
     static func fileSegment(_ url: URL) throws(HotPotatoError) -> BodySegment {
         guard url.isFileURL else {
             throw HotPotatoError.file(.invalidRequest, "\(url.absoluteString) is not a file URL.", path: url.absoluteString)
         }
         let resolved = url.resolvingSymlinksInPath()
+        var named = stat()
+        if stat(resolved.path, &named) == 0, (named.st_mode & S_IFMT) == S_IFIFO {
+            guard access(resolved.path, R_OK) == 0 else { throw .unreadableBodyFile(url, underlying: POSIXFile.currentError()) }
+            return .file(resolved, length: nil)
+        }
         let descriptor = open(resolved.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadableBodyFile(url, underlying: POSIXFile.currentError()) }
         defer { _ = try? POSIXFile.close(descriptor) }

@@ -76,6 +76,53 @@ import Glibc
         #expect(error.withLock { $0?.code } == .timedOut, "\(String(describing: error.withLock { $0 }))")
     }
 
+    /// A writer already waiting to open the FIFO (`cmd > fifo &`, then potato -T fifo) is let go
+    /// only by the request's reader. Making the body opened the FIFO to look at it and closed it
+    /// at once: that let the writer's `open` return, and its first write, with no reader left,
+    /// killed it (`SIGPIPE`) — the request then waited for bytes that never came, and timed out.
+    @Test(arguments: allEngines)
+    func aWriterWaitingBeforeTheBodyIsMadeIsLetGoByTheRequestAlone(engine: Session.Engine) async throws {
+        let server = try await TestServers.retry()
+        let (scratch, fifo) = try Self.makeFIFO()
+        defer { Self.releaseWaitingReaders(fifo); scratch.remove() }
+        let content = patternedData(count: 50_000)
+        let opened = Locked(false)
+        let started = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            started.signal()
+            let writer = open(fifo.path, O_WRONLY | O_CLOEXEC)
+            opened.withLock { $0 = true }
+            if writer >= 0 {
+                _ = go.wait(timeout: .now() + 30)
+                try? FileHandle(fileDescriptor: writer, closeOnDealloc: false).write(contentsOf: content)
+                _ = close(writer)
+            }
+            done.signal()
+        }.start()
+        started.wait()
+        usleep(50_000)
+        _ = try RequestBody.fileSegment(fifo)
+        usleep(100_000)
+        guard !opened.withLock({ $0 }) else {
+            Issue.record("making the body let the waiting writer open the FIFO")
+            let reader = open(fifo.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            go.signal()
+            _ = done.wait(timeout: .now() + 10)
+            if reader >= 0 { _ = close(reader) }
+            return
+        }
+        let session = testSession(engine: engine)
+        let path = "/echo/fifo-waiting-writer-\(engine)-\(UUID().uuidString)"
+        let call = session.put(server.url(path)).body(fileAt: fifo).start()
+        go.signal()
+        _ = try await call.response()
+        _ = done.wait(timeout: .now() + 10)
+        let record = try #require(server.records(path).first)
+        #expect(sameBytes(record.body, content))
+    }
+
     /// A writer that comes after the request started, writes, and closes: its bytes are the body.
     @Test(arguments: allEngines, [false, true])
     func aFIFOIsSentAsItsWriterWrites(engine: Session.Engine, inAForm: Bool) async throws {
