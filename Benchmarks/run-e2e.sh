@@ -18,6 +18,16 @@
 #                                             built too (SwiftNIO; AsyncHTTPClient's rows unless
 #                                             --no-ahc, even with --smoke)
 set -euo pipefail
+# Paths given relative to where the script is run from stay so, though it runs in Benchmarks/.
+here=$PWD
+args=()
+takes_path=0
+for arg in "$@"; do
+  if (( takes_path )) && [[ "$arg" != /* ]]; then arg="$here/$arg"; fi
+  takes_path=0
+  case "$arg" in --output|--json|--charts|--ahc) takes_path=1 ;; esac
+  args+=("$arg")
+done
 cd "$(dirname "$0")"
 swift build -c release --product rusage-exec
 swift build -c release --product hotpotato-e2e
@@ -29,4 +39,4 @@ if [[ " $* " == *" --scale "* ]]; then
 elif [[ " $* " != *" --smoke "* && " $* " != *" --no-ahc "* ]]; then
   swift build -c release --product ahc-e2e
 fi
-exec .build/release/hotpotato-e2e "$@"
+exec .build/release/hotpotato-e2e "${args[@]}"

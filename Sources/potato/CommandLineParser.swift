@@ -37,6 +37,8 @@ enum CommandLineParser {
         var index = 0
         var optionsEnded = false
         var userAgent: String?
+        /// `-o -`: standard output, whatever --output-dir says.
+        var standardOutputAsked = false
 
         func value(_ name: String, _ inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -71,6 +73,7 @@ enum CommandLineParser {
                 let file = try value(name, inline)
                 // curl's `-o -`: standard output, where the body goes without -o.
                 output = file == "-" ? nil : file
+                standardOutputAsked = file == "-"
             case "--json":
                 if let inline {
                     json = .some(inline.isEmpty ? nil : inline)
@@ -281,7 +284,7 @@ enum CommandLineParser {
             options.output = .batch
         } else if let url = urls.first {
             options.url = url
-            if options.remoteName || options.outputDirectory != nil && output == nil {
+            if options.remoteName || options.outputDirectory != nil && output == nil && !standardOutputAsked {
                 guard modes == 0 else {
                     throw UsageError(options.remoteName ? "-O names the file after the URL: choose it or -o, --json, --string, --events"
                         : "--output-dir is where files are saved: it takes -O or -o, not --json, --string or --events")
@@ -294,6 +297,13 @@ enum CommandLineParser {
         if let json { options.output = .json(keyPath: json) }
         if wantsString { options.output = .string }
         if wantsEvents { options.output = .events }
+        if options.printsHead {
+            guard case .standardOutput = options.output else {
+                throw UsageError("-I prints the response's head on standard output: it takes no -o, -O, --output-dir, --json, --string, "
+                    + "--events or several URLs")
+            }
+            guard options.method == "HEAD" else { throw UsageError("-I sends a HEAD request: it takes no -X \(options.method ?? "")") }
+        }
         let bodies = [!options.data.isEmpty, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil].filter { $0 }
         guard bodies.count <= 1 else { throw UsageError("choose one of -d, --data-file, -F and -T") }
         if bodies.count == 1, options.method == "HEAD" {
@@ -341,7 +351,9 @@ enum CommandLineParser {
     }
 
     /// The short options that take a value, which may come attached (`-oFILE`).
-    static let shortOptionsWithValues: Set<String> = ["-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-i", "-C"]
+    static let shortOptionsWithValues: Set<String> = [
+        "-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-c", "-i", "-C", "-E",
+    ]
 
     static func offsetRefused(_ option: String) -> UsageError {
         UsageError("\(option) takes only \"-\" (or nothing): potato continues from the bytes it has kept, and cannot start at an offset")

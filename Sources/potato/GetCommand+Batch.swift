@@ -87,10 +87,10 @@ extension GetCommand {
     private func run(_ job: Job, session: Session, board: BatchBoard, interruption: Interruption) async -> ExitStatus {
         if let signal = interruption.signal { return signal == SIGTERM ? .terminated : .interrupted }
         let shownURL = TerminalText.safe(Redaction.redactingCredentials(inURL: job.entry.url))
-        if let name = job.entry.name, !Self.staysInside(name) {
+        if let name = job.entry.name, !Self.staysInside(name) || !Self.followsNoLink(name, in: options.outputDirectory) {
             // A list may come from anywhere: its names stay in the directory it is fetched to.
             Console.error("potato: \(shownURL): the name \(TerminalText.safe(name.debugDescription)) leaves the output directory "
-                + "(an absolute path, or a .. in it); this one was not made\n")
+                + "(an absolute path, a .., or a symbolic link in it) or names a directory; this one was not made\n")
             return .usage
         }
         if job.isDuplicate {
@@ -142,7 +142,19 @@ extension GetCommand {
     /// Whether an `-i` line's NAME names a file inside the output directory (the current one
     /// without `--output-dir`): a relative path without `..` among its parts.
     static func staysInside(_ name: String) -> Bool {
-        !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+        !name.hasPrefix("/") && !name.hasSuffix("/") && !name.split(separator: "/").contains("..")
+            && !name.split(separator: "/").allSatisfy { $0 == "." }
+    }
+
+    /// Whether no directory on the way to an `-i` line's NAME, in `directory` (the current one
+    /// without `--output-dir`), is a symbolic link, which could lead out of it.
+    static func followsNoLink(_ name: String, in directory: String?) -> Bool {
+        var path = URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath)
+        for component in name.split(separator: "/").dropLast() where component != "." {
+            path.appendPathComponent(String(component))
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: path.path)) != nil { return false }
+        }
+        return true
     }
 
     /// The downloads `-i FILE` lists (`-` for standard input): a URL a line, or `URL<TAB>NAME`;

@@ -49,11 +49,11 @@ enum HelpText {
           -X, --request METHOD     the method (default GET; POST with -d, --data-file or -F; PUT
                                    with -T)
           -I, --head               send a HEAD request and print the response's status line
-                                   and headers on standard output, as curl -I
+                                   and headers on standard output, as curl -I (no -o, -O)
           -L, --location           follow redirects: potato always does (up to 10), so this is
                                    accepted for curl's sake and changes nothing
-              --max-redirs N       follow at most N redirects (0: none; a redirect past N
-                                   fails, exit 1)
+              --max-redirs N       follow at most N redirects (0: none, the redirect is the
+                                   answer; a redirect past N fails, exit 1)
           -H, --header 'Name: value'
                                    add a header (repeatable)
           -A, --user-agent NAME    send NAME as the User-Agent (default HotPotato); a -H

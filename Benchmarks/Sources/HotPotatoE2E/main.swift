@@ -58,6 +58,15 @@ func log(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+for flag in ["--output", "--json", "--charts", "--runs", "--only"] where arguments.contains(flag) && value(after: flag) == nil {
+    log("error: \(flag) needs a value")
+    exit(2)
+}
+if arguments.contains("--scale"), arguments.contains("--json") {
+    log("error: --json writes the throughput scenarios' results; the scale scenarios write Markdown only (--output)")
+    exit(2)
+}
+
 if arguments.contains("--scale") {
     do {
         let options = ScaleMain.Options(

@@ -15,8 +15,10 @@ extension Session {
     public struct Configuration: Sendable {
         /// Seconds a request may wait for the next bytes before failing with
         /// ``HotPotatoError/Code/timedOut``. Default 60. A request can set its own with
-        /// `timeout(_:)`. A fraction is kept on both engines (on Linux the URLSession engine
-        /// keeps it itself: FoundationNetworking counts whole seconds, and fired 0.5 s at once).
+        /// `timeout(_:)`. A fraction is kept on both engines, to within a quarter of the limit
+        /// (the libcurl engine looks at a limit under a second four times within it; on Linux the
+        /// URLSession engine keeps it itself: FoundationNetworking counts whole seconds, and fired
+        /// 0.5 s at once).
         public var requestTimeout: TimeInterval = 60
         /// Seconds a whole transfer may take before failing with ``HotPotatoError/Code/timedOut``,
         /// however steadily its bytes arrive (potato's `--max-time`). Default 7 days, URLSession's

@@ -20,8 +20,14 @@ extension FileWriter {
         if let checksum, Digest(checksum.algorithm) == nil { throw FileDigester.unavailable(checksum.algorithm) }
         // A file that may not be replaced fails the call before it is sent, as wget's `-nc`: no
         // request for a body that could not be placed. Checked again at the head and at placing.
-        if placementPolicy == .fail, destination.isFileURL, POSIXFile.itemIsDirectory(atPath: destination.path) == false {
-            throw fileError(.destinationExists, "A file already exists at \(destination.path).", path: destination.path)
+        // Whatever is there, a link (even one to nothing) included: placing would not replace it.
+        if destination.isFileURL, let status = POSIXFile.linkStatus(destination.path) {
+            if (status.st_mode & S_IFMT) == S_IFDIR {
+                throw fileError(.fileSystemError, "The destination \(destination.path) is a directory.", path: destination.path)
+            }
+            if placementPolicy == .fail {
+                throw fileError(.destinationExists, "A file already exists at \(destination.path).", path: destination.path)
+            }
         }
         // Once it is known whether the rest of a partial file is asked for (only the whole is
         // asked for conditionally).

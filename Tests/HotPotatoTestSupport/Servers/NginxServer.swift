@@ -171,6 +171,14 @@ final class NginxServer: Sendable {
                         if ($http_x_rate) { set $rate $http_x_rate; }
                         limit_rate $rate;
                     }
+                    # The same files compressed for a client that accepts gzip (and then
+                    # without a Content-Length), as they are for one that asks for identity.
+                    location /gzipped/ {
+                        alias \(root.path)/;
+                        gzip on;
+                        gzip_types application/octet-stream application/json;
+                        gzip_min_length 1;
+                    }
                     location /noetag/ {
                         alias \(root.path)/;
                         etag off;

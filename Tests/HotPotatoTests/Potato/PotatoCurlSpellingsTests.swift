@@ -84,6 +84,82 @@ import Glibc
         #expect(try Data(contentsOf: file) == Data("short".utf8))
     }
 
+    /// The length is asked for the bytes as stored: a server that compresses for a client that
+    /// accepts it gives none otherwise. With `--checksum`, FILE's digest decides, and a FILE that
+    /// does not match is refused as before.
+    @Test(.needsNginx) func continuingAFinishedDownloadOfACompressibleFileOrWithAChecksum() async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = nginx.url("gzipped/medium.bin").absoluteString
+        let file = scratch.file("medium.bin")
+        let first = try await PotatoProcess.run(["get", url, "-o", file.path, "-C", "-q"])
+        #expect(first.status == 0, "\(first.error)")
+        let again = try await PotatoProcess.run(["get", url, "-o", file.path, "-C"])
+        #expect(again.status == 0 && again.error.contains("is already complete"), "\(again.error)")
+        let data = try Data(contentsOf: file)
+        let digest = try #require(Digest(.sha256))
+        data.withUnsafeBytes { _ = digest.update($0) }
+        let checksum = try #require(digest.finish())
+        #expect(try Checksum.ofFile(at: file, algorithm: .sha256) == checksum)
+        let matching = try await PotatoProcess.run(["get", "http://127.0.0.1:1/medium.bin", "-o", file.path, "-C", "--checksum", checksum.description])
+        #expect(matching.status == 0 && matching.error.contains("its sha256 is the one given"), "nothing asked: \(matching.error)")
+        let other = String(repeating: "1", count: 64)
+        let mismatch = try await PotatoProcess.run(["get", url, "-o", file.path, "-C", "--checksum", "sha256=\(other)", "-q"])
+        #expect(mismatch.status == 16, "\(mismatch.error)")
+        #expect(try Data(contentsOf: file) == data)
+    }
+
+    @Test(.needsHTTPBin) func headAndStandardOutputConflicts() async throws {
+        let bin = try await TestServers.httpbin()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = bin.url("/get").absoluteString
+        try Data("precious".utf8).write(to: scratch.file("keep.txt"))
+        for arguments in [["-o", "keep.txt", "--overwrite"], ["-O"], ["--json"], ["-X", "POST"]] {
+            let outcome = try await PotatoProcess.run(["get", url, "-I"] + arguments, in: scratch.url)
+            #expect(outcome.status == 2, "\(arguments): \(outcome.error)")
+            #expect(outcome.error.contains("-I"), "\(arguments): \(outcome.error)")
+        }
+        #expect(try Data(contentsOf: scratch.file("keep.txt")) == Data("precious".utf8))
+        // -o - is standard output, --output-dir or not.
+        let dash = try await PotatoProcess.run(["get", url, "-o", "-", "--output-dir", "out", "-q"], in: scratch.url)
+        #expect(dash.status == 0 && dash.text.contains("\"url\""), "\(dash.error)")
+        #expect(try scratch.entries() == ["keep.txt"])
+        // -cFILE: the cookie jar, attached.
+        let jar = try await PotatoProcess.run(["get", bin.url("/cookies/set?spud=1").absoluteString, "-cjar.txt", "-q"], in: scratch.url)
+        #expect(jar.status == 0, "\(jar.error)")
+        #expect(try String(contentsOf: scratch.file("jar.txt"), encoding: .utf8).contains("\tspud\t1"))
+    }
+
+    /// An -i NAME may not lead out of the output directory through a symbolic link, nor name a
+    /// directory.
+    @Test(.needsNginx) func inputNamesFollowNoLinkAndNameFiles() async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let outside = scratch.file("outside")
+        let directory = scratch.file("out")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("link"), withDestinationURL: outside)
+        let url = nginx.url("small.json").absoluteString
+        let list = scratch.file("list.txt")
+        try Data("\(url)\tlink/evil.json\n\(url)\tsub/\n\(url)\t.\n\(url)\tfine/ok.json\n".utf8).write(to: list)
+        let outcome = try await PotatoProcess.run(["get", "-i", list.path, "--output-dir", directory.path, "-q"])
+        #expect(outcome.status == 2, "\(outcome.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("sub").path))
+        #expect(try filesAreIdentical(directory.appendingPathComponent("fine/ok.json"), nginx.root.appendingPathComponent("small.json")))
+    }
+
+    @Test func shortIdleTimeoutsAreLookedAtOftenEnough() {
+        #expect(CurlEventLoop.sweepInterval(shortestLimit: 300_000_000) == 75_000_000)
+        #expect(CurlEventLoop.sweepInterval(shortestLimit: 60_000_000_000) == 250_000_000)
+        #expect(CurlEventLoop.sweepInterval(shortestLimit: 1_000_000) == 10_000_000)
+        #expect(CurlEventLoop.sweepInterval(shortestLimit: .max) == 250_000_000)
+    }
+
     @Test func usageErrorsSayWhatIsWrong() async throws {
         let cases: [([String], String)] = [
             (["-o", "/tmp/x", "-C", "100"], "cannot start at an offset"),

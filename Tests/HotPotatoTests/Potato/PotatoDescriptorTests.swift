@@ -13,6 +13,7 @@ import Testing
     @Test(arguments: allEngineNames) func everyDescriptorOfADownloadIsCloseOnExec(engine: String) async throws {
         let server = try HoldingServer()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         try await expectEveryDescriptorCloseOnExec(
             ["get", server.url.absoluteString, "-o", scratch.file("held.bin").path, "--progress", "none", "--engine", engine],
             scratch: scratch, serverPort: server.port)
@@ -22,6 +23,7 @@ import Testing
     @Test(.needsNginx) func everyDescriptorOfAMultiplexedDownloadIsCloseOnExec() async throws {
         let tls = try await TestServers.nginxTLS()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         try await expectEveryDescriptorCloseOnExec(
             ["get", "https://127.0.0.1:\(tls.port)/slow/medium.bin?rate=64k", "--cacert", tls.certificateAuthority.path,
              "-o", scratch.file("slow.bin").path, "--progress", "none", "--engine", "curl"],

@@ -125,6 +125,8 @@ import Testing
         #expect(next.count == 1)
         #expect(next.first?.url?.path == "/cookies")
         #expect(next.first?.value(forHTTPHeaderField: "Cookie") == "flavour=russet")
+        // The engine's default User-Agent is added as each request goes out, on both engines alike.
+        #expect(next.first?.value(forHTTPHeaderField: "User-Agent") == nil)
     }
 
     @Test(arguments: allEngines)

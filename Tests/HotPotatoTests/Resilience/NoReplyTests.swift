@@ -43,6 +43,7 @@ import Testing
     @Test(arguments: allEngines) func aFileUploadCutOffIsALostConnection(engine: Session.Engine) async throws {
         let server = try await TestServers.retry()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         let file = scratch.file("body.bin")
         try Data(repeating: 0x62, count: 8 << 20).write(to: file)
         let name = "hangup-file-\(engine)-\(UUID().uuidString)"

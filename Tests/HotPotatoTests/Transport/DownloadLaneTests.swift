@@ -30,6 +30,7 @@ import Testing
     @Test func aBulkDownloadRunsInALaneAndWithoutLanesOnADeliveryThread() async throws {
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         for lanes in [1, 0] {
             let session = try session(lanes: lanes)
             defer { session.invalidate() }
@@ -51,6 +52,7 @@ import Testing
     @Test func aBlockedLaneHoldsBackOnlyItsOwnDownload() async throws {
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         let session = try session(lanes: 1)
         defer { session.invalidate() }
         let gate = TestGate()
@@ -85,6 +87,7 @@ import Testing
     @Test func lanesAreBounded() async throws {
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         let session = try session(lanes: 2)
         defer { session.invalidate() }
         let gate = TestGate()
@@ -108,6 +111,7 @@ import Testing
     @Test func aCancelledLaneDownloadLeavesNothingAndFreesTheLane() async throws {
         let nginx = try await TestServers.nginx()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         let session = try session(lanes: 1)
         defer { session.invalidate() }
         let gate = TestGate()

@@ -36,6 +36,25 @@ import Testing
         #expect(try Data(contentsOf: destination) == Data("mine".utf8))
     }
 
+    /// A link at the destination, even one to nothing, is there: placing would not replace it.
+    /// A directory is no destination, whatever the policy. Both before anything is sent.
+    @Test(arguments: allEngines) func aDanglingLinkOrADirectoryFailsBeforeItIsSent(engine: Session.Engine) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let link = scratch.file("dangling")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: scratch.file("nowhere").path)
+        let session = testSession(engine: engine)
+        let linked = await expectFailure { try await session.get(Self.unreachable).downloadToFile(at: link).content }
+        #expect(linked?.code == .destinationExists, "\(String(describing: linked))")
+        for policy in [ExistingFilePolicy.fail, .replace] {
+            let directory = await expectFailure {
+                try await session.get(Self.unreachable).downloadToFile(at: scratch.url, existingFilePolicy: policy).content
+            }
+            #expect(directory?.code == .fileSystemError, "\(String(describing: directory))")
+        }
+        #expect(try scratch.entries() == ["dangling"])
+    }
+
     @Test func potatoRefusesAnExistingOutputBeforeConnecting() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

@@ -150,6 +150,7 @@ private final class BlockingAccumulator: Accumulator<Data>, @unchecked Sendable 
         let events = transfer(ElementStreamer(state: ElementStreamState(parser: parser, capacity: 4), gate: .eventStream))
         #expect(!events.prefersLargeChunks && !events.runsOnlyLibraryCode)
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         let file = transfer(FileWriter(destination: scratch.file("f.bin")))
         #expect(file.prefersLargeChunks && file.suitsDownloadLane && !file.runsOnlyLibraryCode)
         // A streaming subclass of the caller's reads in bulk, on the session's loop (no lane: its

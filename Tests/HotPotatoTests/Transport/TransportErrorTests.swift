@@ -60,6 +60,7 @@ import Testing
         let session = testSession(engine: .curl)
         let fault = try await TestServers.fault()
         let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
         let destination = scratch.file("dripped.bin")
         let url = try await session.get(fault.url("/drip?bytes=3000&chunk=1000&delayMs=100")).timeout(1)
             .handled(by: NappingFileWriter(destination: destination)).content

@@ -321,6 +321,17 @@ final class CurlEventLoop: @unchecked Sendable {
             return
         }
         join(transfer, handle: handle, multi: multi)
+        // A short idle timeout is looked at more often than every quarter second.
+        let interval = Self.sweepInterval(shortestLimit: transfer.idleLimit)
+        let now = DispatchTime.now().uptimeNanoseconds
+        if nextSweep > now &+ interval { nextSweep = now &+ interval }
+    }
+
+    /// How long after a sweep the next one comes: ``idleSweepInterval``, or a quarter of the
+    /// shortest idle timeout of the transfers running when that is shorter (at least 10 ms), so
+    /// that a timeout under a second is kept to within a quarter of itself.
+    static func sweepInterval(shortestLimit: UInt64) -> UInt64 {
+        min(UInt64(idleSweepInterval * 1e9), max(10_000_000, shortestLimit / 4))
     }
 
     /// Adds `transfer`'s easy handle to the multi handle; a handle libcurl refuses ends the
@@ -393,11 +404,13 @@ final class CurlEventLoop: @unchecked Sendable {
     /// Stops the transfers that have moved nothing for longer than their timeout (a transfer
     /// waiting for its handler is not idle).
     private func sweepIdle(_ multi: UnsafeMutableRawPointer, now: UInt64) {
-        nextSweep = now + UInt64(Self.idleSweepInterval * 1e9)
         var expired: [CurlTransfer] = []
-        for transfer in active.values where transfer.hasBeenIdle(at: now) {
-            expired.append(transfer)
+        var shortest = UInt64.max
+        for transfer in active.values {
+            if transfer.hasBeenIdle(at: now) { expired.append(transfer) }
+            shortest = min(shortest, transfer.idleLimit)
         }
+        nextSweep = now + Self.sweepInterval(shortestLimit: shortest)
         for transfer in expired {
             guard let handle = transfer.handle else { continue }
             remove(handle, from: multi)

@@ -27,10 +27,11 @@ extension CurlTransfer {
             var value = 0
             return hp_curl_getinfo_long(handle, info, &value) == 0 && value > 0 ? value : nil
         }
+        // At the head the total is not known yet (libcurl's is not kept up to date before the end).
         var phases = TransferPhases(
             nameLookup: seconds(Int32(HP_CURLINFO_NAMELOOKUP_TIME_T)), connect: seconds(Int32(HP_CURLINFO_CONNECT_TIME_T)),
             tlsHandshake: nil, firstByte: seconds(Int32(HP_CURLINFO_STARTTRANSFER_TIME_T)),
-            total: seconds(Int32(HP_CURLINFO_TOTAL_TIME_T)))
+            total: atHead ? nil : seconds(Int32(HP_CURLINFO_TOTAL_TIME_T)))
         // 0 when no TLS handshake was made (plain `http`), and on a reused connection.
         if let handshake = seconds(Int32(HP_CURLINFO_APPCONNECT_TIME_T)), handshake > 0 { phases.tlsHandshake = handshake }
         var received: Int64 = 0

@@ -105,7 +105,8 @@ final class BodyInputStream: InputStream {
         case .wouldBlock?, nil:
             if idle {
                 fail(with: HotPotatoError(
-                    .timedOut, reason: "The request timed out: the request body's stream produced nothing for \(Int(idleTimeout)) s."))
+                    .timedOut, reason: "The request timed out: the request body's stream produced nothing for "
+                        + "\(URLSessionTransfer.seconds(idleTimeout)) s."))
             }
             return -1
         }

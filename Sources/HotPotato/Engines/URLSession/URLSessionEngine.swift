@@ -125,10 +125,6 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        // The libcurl engine's default, rather than the one Foundation would add.
-        if request.value(forHTTPHeaderField: "User-Agent") == nil {
-            request.setValue(RequestDescription.defaultUserAgent, forHTTPHeaderField: "User-Agent")
-        }
         request = redirects.firstRequest(request)
         if sink.receiveRateLimit != nil || configuration.receiveRateLimit != nil {
             sink.fail(HotPotatoError(
@@ -277,8 +273,14 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
         guard open else { return nil }
         // No body, `httpBody`, or the `httpBodyStream` the transfer prepared.
-        #if canImport(FoundationNetworking)
         var request = request
+        // The libcurl engine's default, rather than the one Foundation would add; added here, as
+        // each task goes out, so that the requests the redirect policy and monitors see are the
+        // caller's, as on the libcurl engine.
+        if request.value(forHTTPHeaderField: "User-Agent") == nil {
+            request.setValue(RequestDescription.defaultUserAgent, forHTTPHeaderField: "User-Agent")
+        }
+        #if canImport(FoundationNetworking)
         request.timeoutInterval = IdleClock.foundationTimeout(request.timeoutInterval)
         #endif
         let task = session.dataTask(with: request)
