@@ -105,7 +105,9 @@ struct SetCookie: Sendable, Equatable {
     /// The `Set-Cookie` values of a response head. The curl engine keeps each field apart;
     /// FoundationNetworking joins fields of the same name with `", "`, and an `Expires` date
     /// has a comma of its own, so a comma separates two cookies only where what follows it
-    /// reads as the start of a cookie: a token and `=`.
+    /// reads as the start of a cookie: a token and `=`; or, after FoundationNetworking's `", "`
+    /// and not in an `Expires` date, a nameless cookie (RFC 6265bis): `=` and its value, or a
+    /// value alone up to its attributes (`x=1, abc; Path=/` is `x=1` and `abc`).
     static func values(in headers: HTTPHeaders) -> [Substring] {
         var values: [Substring] = []
         for field in headers.fields where HTTPHeaders.namesMatch(field.name, "Set-Cookie") {
@@ -114,7 +116,8 @@ struct SetCookie: Sendable, Equatable {
         return values
     }
 
-    /// `text` cut at each comma that is followed by optional whitespace, a token and `=`.
+    /// `text` cut at each comma that is followed by optional whitespace, a token and `=`, or
+    /// that starts a nameless cookie (see ``values(in:)``).
     static func split(_ text: String) -> [Substring] {
         let bytes = text.utf8
         guard bytes.contains(UInt8(ascii: ",")) else { return [Substring(text)] }
@@ -128,7 +131,8 @@ struct SetCookie: Sendable, Equatable {
             while look < bytes.endIndex, ASCII.isTokenByte(bytes[look]) { look = bytes.index(after: look) }
             let hasToken = look > tokenStart
             while look < bytes.endIndex, bytes[look] == 0x20 || bytes[look] == 0x09 { look = bytes.index(after: look) }
-            if hasToken, look < bytes.endIndex, bytes[look] == UInt8(ascii: "=") {
+            let named = hasToken && look < bytes.endIndex && bytes[look] == UInt8(ascii: "=")
+            if named || startsNameless(bytes, comma: comma, tokenStart: tokenStart, hasToken: hasToken, after: look) {
                 values.append(Substring(text.utf8[start..<comma]))
                 start = tokenStart
             }
@@ -137,5 +141,40 @@ struct SetCookie: Sendable, Equatable {
         }
         values.append(Substring(text.utf8[start...]))
         return values
+    }
+
+    /// Whether the comma at `comma` starts a nameless cookie: FoundationNetworking's `", "`
+    /// before it, not in an `Expires` date, then `=` or a token alone up to `;`, `,` or the end.
+    private static func startsNameless(
+        _ bytes: String.UTF8View, comma: String.UTF8View.Index, tokenStart: String.UTF8View.Index, hasToken: Bool,
+        after look: String.UTF8View.Index
+    ) -> Bool {
+        let next = bytes.index(after: comma)
+        guard next < bytes.endIndex, bytes[next] == 0x20, !isInExpiresDate(bytes, comma: comma) else { return false }
+        if !hasToken { return tokenStart < bytes.endIndex && bytes[tokenStart] == UInt8(ascii: "=") }
+        return look == bytes.endIndex || bytes[look] == UInt8(ascii: ";") || bytes[look] == UInt8(ascii: ",")
+    }
+
+    /// Whether the comma at `comma` follows `Expires=` and a day's name (`Expires=Wed, 21 Oct …`).
+    private static func isInExpiresDate(_ bytes: String.UTF8View, comma: String.UTF8View.Index) -> Bool {
+        var index = comma
+        var letters = 0
+        while index > bytes.startIndex {
+            let previous = bytes.index(before: index)
+            guard (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[previous] | 0x20) else { break }
+            index = previous
+            letters += 1
+        }
+        guard letters > 0, index > bytes.startIndex else { return false }
+        var cursor = bytes.index(before: index)
+        while cursor > bytes.startIndex, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor = bytes.index(before: cursor) }
+        guard bytes[cursor] == UInt8(ascii: "=") else { return false }
+        var end = cursor
+        while end > bytes.startIndex, bytes[bytes.index(before: end)] == 0x20 || bytes[bytes.index(before: end)] == 0x09 {
+            end = bytes.index(before: end)
+        }
+        guard bytes.distance(from: bytes.startIndex, to: end) >= 7 else { return false }
+        let name = bytes[bytes.index(end, offsetBy: -7)..<end]
+        return String(decoding: name, as: UTF8.self).lowercased() == "expires"
     }
 }

@@ -35,6 +35,19 @@ import Testing
         #expect(try await echo(session, server.url("/echo")) == "", "nothing for 127.0.0.1")
     }
 
+    /// Nameless cookies (RFC 6265bis) beside named ones, on both engines alike: on the URLSession
+    /// engine FoundationNetworking joins the fields with ", ", and `x=1` then `abc` became one
+    /// cookie `x` with the value `1, abc`.
+    @Test(arguments: allEngines)
+    func namelessCookiesStandApartOnBothEngines(engine: Session.Engine) async throws {
+        let server = try await CookieServer.shared()
+        let session = testSession(engine: engine)
+        _ = try await echo(session, server.url("/echo", setting: ["x=1", "abc", "session=s3cr3t; Path=/", "=def; Path=/app"]))
+        let jar = try #require(session.cookieJar)
+        #expect(Set(jar.cookies.map { "\($0.name)|\($0.value)" }) == ["x|1", "|abc", "session|s3cr3t", "|def"], "\(jar.cookies)")
+        #expect(pairs(try await echo(session, server.url("/echo"))) == ["x=1", "abc", "session=s3cr3t"])
+    }
+
     @Test(arguments: allEngines)
     func tenThousandCookiesLeaveABoundedJar(engine: Session.Engine) async throws {
         let server = try await CookieServer.shared()

@@ -94,6 +94,20 @@ import Testing
         #expect(SetCookie.values(in: headers).map(String.init) == ["a=1", "b=2", "c=3"])
     }
 
+    /// Nameless cookies (RFC 6265bis) in FoundationNetworking's joined field: `x=1` then `abc`
+    /// arrived as `x=1, abc`, and the jar kept `x` with the value `1, abc` on the URLSession
+    /// engine. A comma without the join's space, or in a date, still cuts nothing.
+    @Test func joinedNamelessCookiesAreSplit() {
+        #expect(SetCookie.split("x=1, abc") == ["x=1", "abc"])
+        #expect(SetCookie.split("x=1, =abc; Path=/") == ["x=1", "=abc; Path=/"])
+        #expect(SetCookie.split("abc, =def") == ["abc", "=def"])
+        #expect(SetCookie.split("session=s3cr3t; Path=/, tracking") == ["session=s3cr3t; Path=/", "tracking"])
+        #expect(SetCookie.split("list=1,2,3") == ["list=1,2,3"], "no space: not FoundationNetworking's join")
+        #expect(SetCookie.split("a=1; Expires=Wed, 21-Oct-2037; Path=/") == ["a=1; Expires=Wed, 21-Oct-2037; Path=/"])
+        #expect(SetCookie.split("a=1; expires = Wednesday, 21 Oct 2037 07:28:00 GMT, b") ==
+            ["a=1; expires = Wednesday, 21 Oct 2037 07:28:00 GMT", "b"])
+    }
+
     @Test func splittingTenThousandJoinedCookiesIsLinear() {
         let joined = (0..<10_000).map { "c\($0)=\(String(repeating: "v", count: 40)); Path=/; Expires=Wed, 21 Oct 2037 07:28:00 GMT" }
             .joined(separator: ", ")
