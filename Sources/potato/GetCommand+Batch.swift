@@ -103,11 +103,7 @@ extension GetCommand {
             Console.error("potato: bad URL: \"\(shownURL)\" is not an http or https URL\n")
             return .badURL
         }
-        var request = session.request(.get, url)
-        for header in options.headers { request = request.header(header.name, header.value) }
-        if let credentials = options.credentials {
-            request = request.basicAuthentication(user: credentials.user, password: credentials.password)
-        }
+        let request = withCallersHeaders(session.request(.get, url))
         if let done = await finishedEarlier(url, at: URL(fileURLWithPath: job.destination), session: session) { return done }
         board.begin(job.index, name: job.destination)
         defer { board.end(job.index) }

@@ -24,11 +24,7 @@ extension GetCommand {
             }
             return .success
         }
-        var head = session.head(url).retry(RetryPolicy(maximumAttempts: 1)).header("Accept-Encoding", "identity")
-        for header in options.headers { head = head.header(header.name, header.value) }
-        if let credentials = options.credentials {
-            head = head.basicAuthentication(user: credentials.user, password: credentials.password)
-        }
+        let head = withCallersHeaders(session.head(url).retry(RetryPolicy(maximumAttempts: 1)).header("Accept-Encoding", "identity"))
         guard let response = try? await head.response(), response.head.status == 200,
               response.head.contentEncodings.isEmpty, response.head.contentLength == size
         else { return nil }

@@ -70,11 +70,8 @@ struct GetCommand {
         let interruption = Interruption()
         InterruptWatcher.install { interruption.interrupt($0) }
         let session = makeSession()
-        var request = session.request(HTTPMethod(rawValue: options.effectiveMethod), Self.uploadTarget(url, file: options.uploadFile))
-        for header in options.headers { request = request.header(header.name, header.value) }
-        if let credentials = options.credentials {
-            request = request.basicAuthentication(user: credentials.user, password: credentials.password)
-        }
+        var request = withCallersHeaders(
+            session.request(HTTPMethod(rawValue: options.effectiveMethod), Self.uploadTarget(url, file: options.uploadFile)))
         do {
             request = try withBody(request)
         } catch {
@@ -131,6 +128,16 @@ struct GetCommand {
               value.lowercased().hasPrefix("bytes ") else { return nil }
         let range = value.dropFirst("bytes ".count).trimmingCharacters(in: .whitespaces)
         return range.split(separator: "-", maxSplits: 1).first.flatMap { Int64($0) }
+    }
+
+    /// `request` with the headers of `-H` (and `-A`, `-b`) and the credentials of `-u`.
+    func withCallersHeaders<Handler>(_ request: Request<Handler>) -> Request<Handler> {
+        var request = request
+        for header in options.headers { request = request.header(header.name, header.value) }
+        if let credentials = options.credentials {
+            request = request.basicAuthentication(user: credentials.user, password: credentials.password)
+        }
+        return request
     }
 
     /// A response head as `curl -I` prints it, the server's text made safe for a terminal.

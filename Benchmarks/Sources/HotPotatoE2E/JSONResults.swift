@@ -4,18 +4,9 @@ import Foundation
 /// Markdown report shows, for tools that compare one run with another. A median that cannot be
 /// taken (no runs) is `null`.
 struct JSONResults: Encodable {
-    struct Run: Encodable {
-        let bytes: Int64
-        let seconds: Double
-        let cpuSeconds: Double
-        let peakRSSKiB: Int
-        let requests: Int
-        let firstByteSeconds: Double?
-    }
-
     struct Case: Encodable {
         let label: String
-        let runs: [Run]
+        let runs: [Sample]
         let medianMiBPerSecond: Double?
         let medianRequestsPerSecond: Double?
         let medianCPUSeconds: Double?
@@ -52,10 +43,7 @@ struct JSONResults: Encodable {
                 cases: results.map { result in
                     Case(
                         label: result.spec.label,
-                        runs: result.samples.map {
-                            Run(bytes: $0.bytes, seconds: $0.seconds, cpuSeconds: $0.cpuSeconds, peakRSSKiB: $0.peakRSSKiB,
-                                requests: $0.requests, firstByteSeconds: $0.firstByteSeconds)
-                        },
+                        runs: result.samples,
                         medianMiBPerSecond: finite(result.mibPerSecond), medianRequestsPerSecond: finite(result.requestsPerSecond),
                         medianCPUSeconds: finite(result.cpuSeconds), medianPeakRSSMiB: finite(result.peakRSSMiB),
                         medianFirstByteSeconds: result.firstByteSeconds.flatMap(finite))

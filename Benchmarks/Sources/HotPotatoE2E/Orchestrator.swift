@@ -2,7 +2,7 @@ import BenchmarkFixtures
 import Foundation
 
 /// One measured run of one case.
-struct Sample {
+struct Sample: Encodable {
     var bytes: Int64
     var seconds: Double
     var cpuSeconds: Double

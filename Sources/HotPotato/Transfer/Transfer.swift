@@ -40,6 +40,9 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     private let capabilities: HandlerCapabilities
     /// ``HandlerCapabilities/runsOnlyLibraryCode``, and no head callback of the caller's.
     private let onlyLibraryCode: Bool
+    /// A connection of a download over several: stopped where its part ends, before the end
+    /// would report the engine's measurements (see ``TransferSink/measuresAtHead``).
+    let measuresAtHead: Bool
     /// ``Request/onHead(queue:_:)``'s callback.
     private let onHead: (@Sendable (ResponseHead) -> Void)?
     /// The cookies of this transfer, when the session keeps any: the final head's are stored as it
@@ -90,17 +93,14 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         self.finishesProgress = finishesProgress
         capabilities = HandlerCapabilities(of: handler)
         onlyLibraryCode = onHead == nil && capabilities.runsOnlyLibraryCode
+        measuresAtHead = ((handler as? FileWriter)?.connections ?? 1) > 1 || handler is SegmentHandler
     }
 
     var runsOnlyLibraryCode: Bool {
         onlyLibraryCode
     }
 
-    /// A connection of a download over several: stopped where its part ends, before the end
-    /// would report the engine's measurements.
-    var measuresAtHead: Bool {
-        ((capabilities.resuming as? FileWriter)?.connections ?? 1) > 1 || driver.handler is SegmentHandler
-    }
+
 
     func deliverOnCaller(_ work: any DeliveryJob) -> Bool {
         onlyLibraryCode && completion.handOff(work)
