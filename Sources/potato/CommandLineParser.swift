@@ -28,6 +28,7 @@ enum CommandLineParser {
     }
 
     static func parseGet(_ arguments: [String]) throws(UsageError) -> GetOptions {
+        var arguments = arguments
         var options = GetOptions()
         var urls: [String] = []
         var json: String??
@@ -49,6 +50,11 @@ enum CommandLineParser {
 
         while index < arguments.count {
             let argument = arguments[index]
+            // curl's bundles (`-fsSL`, `-sSLo FILE`): taken apart, then read one by one.
+            if !optionsEnded, let pieces = try Self.unbundled(argument) {
+                arguments.replaceSubrange(index...index, with: pieces)
+                continue
+            }
             defer { index += 1 }
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 urls.append(argument)
@@ -210,6 +216,14 @@ enum CommandLineParser {
                 options.checksum = checksum
             case "-v", "--verbose": options.verbose = true
             case "-q", "--quiet": options.quiet = true
+            case "-s", "--silent":
+                options.quiet = true
+                options.silent = true
+            case "-S", "--show-error": options.showsErrors = true
+            case "-f", "--fail", "--fail-with-body":
+                // curl's "fail on an HTTP error": what potato does (exit 9, the server's message
+                // printed) for any status --accept-status does not accept.
+                break
             case "--progress":
                 let text = try value(name, inline)
                 guard let style = GetOptions.ProgressStyle(rawValue: text) else {
@@ -354,6 +368,33 @@ enum CommandLineParser {
     static let shortOptionsWithValues: Set<String> = [
         "-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-c", "-i", "-C", "-E",
     ]
+
+    /// The short options that take no value, which may come bundled with others (`-fsSL`).
+    static let shortFlags: Set<Character> = ["L", "I", "O", "R", "v", "q", "s", "S", "f"]
+
+    /// `argument` taken apart when it is a bundle of short options, as curl takes them: flags
+    /// (`-fsSL` is `-f -s -S -L`), the last of which may take a value, attached or as the next
+    /// argument (`-sSLo FILE`, `-sSLoFILE`). `nil` when it is no bundle (a long option, one short
+    /// option, or a short option with its value attached: `-oFILE`).
+    static func unbundled(_ argument: String) throws(UsageError) -> [String]? {
+        guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
+              !shortOptionsWithValues.contains(String(argument.prefix(2))) else { return nil }
+        var pieces: [String] = []
+        var rest = argument.dropFirst()
+        while let letter = rest.first {
+            let option = "-" + String(letter)
+            rest = rest.dropFirst()
+            if shortOptionsWithValues.contains(option) {
+                pieces.append(option + rest)
+                return pieces
+            }
+            guard shortFlags.contains(letter) else {
+                throw UsageError("unknown option \(option) in \(argument)")
+            }
+            pieces.append(option)
+        }
+        return pieces
+    }
 
     static func offsetRefused(_ option: String) -> UsageError {
         UsageError("\(option) takes only \"-\" (or nothing): potato continues from the bytes it has kept, and cannot start at an offset")

@@ -23,9 +23,23 @@ enum Console {
     /// every message to standard error is written above them. Guarded by `lock`.
     nonisolated(unsafe) private static var overlay: [String] = []
 
-    static func error(_ text: String) {
+    /// curl's `-s` without `-S`: messages to standard error (errors, warnings, summaries) are
+    /// dropped; `-v`'s lines are still written. Set once, before the request. Guarded by `lock`.
+    nonisolated(unsafe) private static var silenced = false
+
+    /// Drops every later message to standard error, except those written `evenWhenSilent`.
+    static func silence() {
+        lock.lock()
+        silenced = true
+        lock.unlock()
+    }
+
+    /// Writes `text` to standard error (above the kept lines of a batch), unless ``silence()``
+    /// was asked and the text is not written `evenWhenSilent` (`-v`'s lines are).
+    static func error(_ text: String, evenWhenSilent: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
+        if silenced && !evenWhenSilent { return }
         if overlay.isEmpty {
             unlockedWrite(STDERR_FILENO, Data(text.utf8))
         } else {

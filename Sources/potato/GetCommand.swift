@@ -49,6 +49,7 @@ struct GetCommand {
     private let verboseQueue = DispatchQueue(label: "potato.verbose")
 
     func run() async -> ExitStatus {
+        if options.silent && !options.showsErrors { Console.silence() }
         if !options.quiet {
             for warning in options.warnings { Console.error("potato: warning: \(warning)\n") }
         }
@@ -166,7 +167,7 @@ struct GetCommand {
             // Every attempt, header, redirect and retry, with credentials masked and server text
             // made safe for the terminal by the logger itself.
             configuration.eventMonitors = [EventLogger(includesHeaders: true, queue: verboseQueue) { line in
-                Console.error(line + "\n")
+                Console.error(line + "\n", evenWhenSilent: true)
             }]
         }
         return Session(configuration: configuration, engine: options.engine)

@@ -88,6 +88,11 @@ struct GetOptions {
     var overwrite = false
     var verbose = false
     var quiet = false
+    /// `-s/--silent` (curl's): `quiet`, and no message on standard error either, unless
+    /// `-S/--show-error`; the exit status still says how it went.
+    var silent = false
+    /// `-S/--show-error` (curl's): with `-s`, errors are still printed.
+    var showsErrors = false
     var progress = ProgressStyle.auto
     var timeout: TimeInterval?
     /// `--max-time SECONDS`: the most a transfer may take, however steadily bytes arrive.

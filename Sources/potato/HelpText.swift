@@ -25,6 +25,9 @@ enum HelpText {
           potato get URL URL… (-O | --output-dir DIR) [options]
           potato get -i FILE [--output-dir DIR] [options]
 
+        Short options may be bundled, as curl's: -fsSL is -f -s -S -L, and the last may take
+        a value (-sSLo FILE). Values may be attached (-oFILE) or, for long ones, follow =.
+
         Where the body goes (one of; without any, it is written to standard output):
           -o, --output FILE        stream it to FILE, placed only when complete (a failure or
                                    Ctrl-C leaves no partial file, unless --continue); a device
@@ -52,6 +55,9 @@ enum HelpText {
                                    and headers on standard output, as curl -I (no -o, -O)
           -L, --location           follow redirects: potato always does (up to 10), so this is
                                    accepted for curl's sake and changes nothing
+          -f, --fail               fail on an HTTP error: potato always does (exit 9, the
+                                   server's message printed), so this is accepted for curl's
+                                   sake (also --fail-with-body)
               --max-redirs N       follow at most N redirects (0: none, the redirect is the
                                    answer; a redirect past N fails, exit 1)
           -H, --header 'Name: value'
@@ -229,6 +235,9 @@ enum HelpText {
                                    standard error; a response's line names its version of HTTP
                                    (< HTTP/2 200 OK) where the engine knows it (curl's)
           -q, --quiet              no progress and no summary; errors only
+          -s, --silent             as -q, and no message on standard error at all (curl's):
+                                   the exit status says how it went; -v still writes its lines
+          -S, --show-error         with -s, errors are printed all the same (-sS is -q)
               --progress STYLE     auto (default: a bar on a terminal, else a line every
                                    second), bar, lines or none; an upload's (-T, -F @FILE,
                                    --data-file) is shown too, its bar marked ↑

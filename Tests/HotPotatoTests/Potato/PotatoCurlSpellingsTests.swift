@@ -8,7 +8,7 @@ import Glibc
 
 /// What a black-box pass of potato's documentation found, as a curl user types it: `-o -`,
 /// attached short values, `-o` in `--output-dir`, `-O` on a path ending in `/`, `-I`, `-L` and
-/// `--max-redirs`, curl's "0 is no limit", usage errors that say what is wrong, and no "resuming"
+/// `--max-redirs`, bundled short options with `-s`, `-S` and `-f`, curl's "0 is no limit", usage errors that say what is wrong, and no "resuming"
 /// for an answer that continues nothing.
 @Suite struct PotatoCurlSpellingsTests {
     @Test(.needsNginx) func outputToStandardOutputAndAttachedValues() async throws {
@@ -33,6 +33,47 @@ import Glibc
         let unlimited = try await PotatoProcess.run(["get", url, "-m", "0", "--limit-rate", "0", "-q"])
         #expect(unlimited.status == 0, "\(unlimited.error)")
         #expect(unlimited.output == expected)
+    }
+
+    /// curl's bundled short options and its `-s`, `-S` and `-f`, as scripts type them
+    /// (`curl -fsSL URL -o FILE`): taken apart, the last of a bundle with its value attached
+    /// or next; `-s` writes nothing to standard error, `-sS` its errors, `-v` its lines still.
+    @Test(.needsNginx) func bundledShortOptionsAndSilence() async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = nginx.url("small.json").absoluteString
+        let expected = try Data(contentsOf: nginx.root.appendingPathComponent("small.json"))
+        let next = try await PotatoProcess.run(["get", "-fsSLo", scratch.file("a.json").path, url, "--progress", "lines"])
+        #expect(next.status == 0, "\(next.error)")
+        #expect(next.error.isEmpty, "-s writes nothing to standard error, progress included: \(next.error)")
+        #expect(try Data(contentsOf: scratch.file("a.json")) == expected)
+        let attached = try await PotatoProcess.run(["get", "-sSLo\(scratch.file("b.json").path)", url])
+        #expect(attached.status == 0, "\(attached.error)")
+        #expect(try Data(contentsOf: scratch.file("b.json")) == expected)
+        let named = try await PotatoProcess.run(["get", "-qO", url], in: scratch.url)
+        #expect(named.status == 0, "\(named.error)")
+        #expect(try Data(contentsOf: scratch.file("small.json")) == expected)
+
+        let missing = nginx.url("no-such-file-\(UUID().uuidString)").absoluteString
+        let plain = try await PotatoProcess.run(["get", missing])
+        #expect(plain.status == 9 && plain.error.contains("404"), "\(plain.status): \(plain.error)")
+        let silent = try await PotatoProcess.run(["get", "-fs", missing])
+        #expect(silent.status == 9, "-s changes what is said, not the exit status: \(silent.status)")
+        #expect(silent.error.isEmpty && silent.output.isEmpty, "\(silent.error)")
+        let shown = try await PotatoProcess.run(["get", "-fsS", missing])
+        #expect(shown.status == 9, "\(shown.status)")
+        #expect(shown.error.contains("404"), "-S shows the error: \(shown.error)")
+        let verbose = try await PotatoProcess.run(["get", "-sv", url])
+        #expect(verbose.status == 0 && verbose.output == expected, "\(verbose.error)")
+        #expect(verbose.error.contains("> GET"), "-v writes its lines even with -s: \(verbose.error)")
+
+        let unknown = try await PotatoProcess.run(["get", "-fsk", url])
+        #expect(unknown.status == 2, "\(unknown.error)")
+        #expect(unknown.error.contains("unknown option -k in -fsk"), "\(unknown.error)")
+        // A value that looks like a bundle is still the value of the option before it.
+        let data = try await PotatoProcess.run(["get", nginx.url("small.json").absoluteString, "-H", "-fsS: x", "-q"])
+        #expect(data.status == 0, "-H takes \"-fsS: x\" as its header: \(data.error)")
     }
 
     @Test(.needsHTTPBin) func aPathEndingInASlashIsSavedAsIndexHTML() async throws {
