@@ -39,8 +39,10 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 
 # A hung test process must fail the run, not stall it: each run gets a generous time limit. When
 # one passes, Tests/watchdog.sh shows where the test process's threads stood and which tests had
-# started and not ended, then stops the pass (exit status 124).
+# started and not ended, then stops the pass (exit status 124). Each pass's whole output is kept
+# in .build/test-logs/; the console gets it without the lines of tests that start and pass.
 watchdog="$PWD/Tests/watchdog.sh"
+export HOTPOTATO_PASS_LOGS="$PWD/.build/test-logs"
 limit() { "$watchdog" "$@"; }
 
 # Each pass selects a test target: a test's identifier begins with its target's name

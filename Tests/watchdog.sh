@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Tests/watchdog.sh SECONDS COMMAND [ARGUMENT...]
 #
-# Runs COMMAND (a `swift test` pass) with a time limit, its output passed through. When the limit
-# passes, a hang is made diagnosable before the pass is stopped (exit status 124, as timeout(1)):
+# Runs COMMAND (a `swift test` pass) with a time limit. Its whole output is kept in
+# $HOTPOTATO_PASS_LOGS (by default .build/test-logs/), and passed through without the lines of
+# tests that start and pass ("◇ Test … started.", "✔ Test … passed …"): failures, their details,
+# sanitizer reports and each pass's summary remain, so that a CI log kept to its first few
+# hundred kilobytes still ends with what matters.
+# When the limit passes, a hang is made diagnosable before the pass is stopped (exit status 124,
+# as timeout(1)):
 #   - where every thread of each test process stands (gdb, when it is there or can be installed),
 #     the frames of our own code printed, every frame kept in .build/hang-<time>.txt;
 #   - last, so that the end of the output says it: the tests that had started and not ended.
@@ -11,14 +16,17 @@ set -uo pipefail
 
 limit=$1
 shift
-log=$(mktemp "${TMPDIR:-/tmp}/hotpotato-pass.XXXXXX")
-trap 'rm -f "$log"' EXIT
+logs=${HOTPOTATO_PASS_LOGS:-$PWD/.build/test-logs}
+mkdir -p "$logs"
+log=$(mktemp "$logs/pass-$(date +%H%M%S)-XXXX.log")
+echo "(the whole output of: $*, in $log)"
 
 # A session of its own, so that the whole pass (swift test and the test processes it starts) can
 # be found and stopped together.
 setsid "$@" > "$log" 2>&1 < /dev/null &
 pass=$!
-tail -n +1 -f --pid="$pass" "$log" &
+tail -n +1 -f --pid="$pass" "$log" \
+  | awk '/^◇ / { next } /^✔ (Test|Suite) / && !/^✔ Test run with/ { next } { print; fflush() }' &
 echoer=$!
 
 # The tests that started and did not end: swift-testing prints "◇ Test NAME started." and, at its
