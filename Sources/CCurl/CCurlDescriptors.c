@@ -77,10 +77,35 @@ static int contains(const int *list, size_t count, int fd) {
     return 0;
 }
 
-// Marks close-on-exec the pipes and sockets opened since `before` was listed that are not yet:
-// what libcurl opened for itself in between (a multi handle's wake-up pair), which no option
-// reaches. Another thread's descriptor opened meanwhile may be marked too; only pipes and
-// sockets are, and a descriptor meant for a child is made inheritable by dup2 onto 0–2 anyway.
+// Whether `fd` is one end of a wake-up pair as libcurl makes them (curl_multi_init's, 7.68 and
+// later): an unnamed, connected AF_UNIX stream socket that libcurl made non-blocking.
+static int is_wakeup_socket(int fd) {
+    struct stat status;
+    if (fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) return 0;
+    int status_flags = fcntl(fd, F_GETFL);
+    if (status_flags == -1 || !(status_flags & O_NONBLOCK)) return 0;
+    int type = 0;
+    socklen_t length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_STREAM) return 0;
+    struct sockaddr_storage address;
+    length = sizeof address;
+    if (getsockname(fd, (struct sockaddr *)&address, &length) != 0 || address.ss_family != AF_UNIX) return 0;
+    if (length > sizeof(sa_family_t)) return 0; // bound to a path: not a socketpair's
+    length = sizeof address;
+    if (getpeername(fd, (struct sockaddr *)&address, &length) != 0) return 0;
+    return 1;
+}
+
+// Marks close-on-exec the wake-up sockets opened since `before` was listed that are not yet: what
+// libcurl opened for itself in between (a multi handle's wake-up pair), which no option reaches.
+//
+// Only such sockets are marked, never anything else another thread opened meanwhile: that one is
+// not ours to change. Foundation's `Process.run()` on Linux, for one, makes a socket pair whose
+// blocking end it leaves inheritable on purpose: the child holds it until it exits, and its close
+// is how Foundation learns of the exit. Marked close-on-exec, it closed at the child's exec; the
+// exit was "seen" at once, and Foundation's one process-watching thread waited in waitpid for a
+// child that lived on (a server), after which no other child's exit was ever noticed and every
+// waitUntilExit() of the process hung.
 static void mark_opened_since(const int *before, size_t before_count) {
     size_t count = 0;
     int *after = open_descriptors(&count);
@@ -90,8 +115,7 @@ static void mark_opened_since(const int *before, size_t before_count) {
         if (contains(before, before_count, fd)) continue;
         int flags = fcntl(fd, F_GETFD);
         if (flags == -1 || (flags & FD_CLOEXEC)) continue;
-        struct stat status;
-        if (fstat(fd, &status) != 0 || !(S_ISSOCK(status.st_mode) || S_ISFIFO(status.st_mode))) continue;
+        if (!is_wakeup_socket(fd)) continue;
         fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
     }
     free(after);

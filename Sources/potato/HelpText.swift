@@ -120,8 +120,9 @@ enum HelpText {
               --key FILE           the client certificate's private key (PEM)
               --cert-type TYPE     PEM (default) or P12 (PKCS#12: certificate and key in one)
               --pinnedpubkey PINS  accept only servers whose public key is one of PINS,
-                                   sha256//BASE64 separated by ';'; any other fails the
-                                   handshake before anything is sent (exit 23)
+                                   sha256//BASE64 separated by ';', or the key in a file
+                                   (PEM or DER, as curl); any other fails the handshake
+                                   before anything is sent (exit 23)
               --unix-socket PATH   connect to the Unix socket PATH instead of the URL's host
                                    (the URL still gives the path and the Host header)
               --resolve HOST:PORT:ADDRESS

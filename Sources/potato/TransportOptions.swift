@@ -55,6 +55,15 @@ struct TransportOptions {
             }
         case "--pinnedpubkey":
             let text = try value()
+            // As curl: a file holding the public key (PEM or DER), or sha256// pins.
+            guard text.hasPrefix("sha256//") else {
+                do {
+                    pins.append(try PublicKeyPins.pin(ofPublicKeyAt: URL(fileURLWithPath: text)))
+                } catch {
+                    throw UsageError("--pinnedpubkey takes a public key file (PEM or DER) or sha256//BASE64 pins: \(error.reason)")
+                }
+                return true
+            }
             let pins = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             do {
                 _ = try PublicKeyPins(forEveryHost: pins)

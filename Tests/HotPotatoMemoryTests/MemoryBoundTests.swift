@@ -233,7 +233,7 @@ func runProbeOutput(
     process.standardOutput = output
     try ChildProcesses.run(process)
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    try ChildProcesses.waitForExit(process)
     let text = String(decoding: data, as: UTF8.self)
     var values: [String: Int] = [:]
     var fields: [String: String] = [:]

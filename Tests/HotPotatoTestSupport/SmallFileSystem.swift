@@ -42,7 +42,7 @@ struct SmallFileSystem {
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         try ChildProcesses.run(process)
-        process.waitUntilExit()
+        try ChildProcesses.waitForExit(process)
         guard process.terminationStatus == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSDebugDescriptionErrorKey: "\(tool) \(arguments) failed"])
         }

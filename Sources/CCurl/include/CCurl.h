@@ -87,7 +87,9 @@ int hp_close_on_exec_connections(int port);
 /// The descriptors open now, for hp_descriptors_mark_opened_since (which frees it); NULL when
 /// they cannot be listed.
 void *hp_descriptors_snapshot(void);
-/// Marks close-on-exec the pipes and sockets opened since `snapshot` was taken, and frees it.
+/// Marks close-on-exec the wake-up socket pairs (unnamed, connected, non-blocking AF_UNIX stream
+/// sockets, as libcurl makes them) opened since `snapshot` was taken, and frees it. Nothing else
+/// another thread opened meanwhile is touched.
 void hp_descriptors_mark_opened_since(void *snapshot);
 
 /// A new multi handle; the wake-up descriptors it opens are marked close-on-exec.

@@ -84,6 +84,21 @@ enum ChildProcesses {
         return handle
     }
 
+    /// Waits at most `seconds` for `process` to exit, polling: where Foundation never notices an
+    /// exit (its one process-watching thread stuck), the test fails instead of hanging the test
+    /// process. A process still running then is killed, and the wait throws.
+    static func waitForExit(_ process: Process, seconds: TimeInterval = 120) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning {
+            guard Date() < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw ServerError.didNotStart(process.executableURL?.lastPathComponent ?? "a child process",
+                                              "did not exit within \(Int(seconds)) s, or its exit was not noticed")
+            }
+            usleep(10_000)
+        }
+    }
+
     /// Runs `process` (`Process.run()`), serialised with every other child the tests start.
     static func run(_ process: Process) throws {
         lock.lock()
@@ -104,7 +119,7 @@ enum ChildProcesses {
         process.standardError = FileHandle.nullDevice
         try run(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        try waitForExit(process)
         return (process.terminationStatus, data)
     }
 }

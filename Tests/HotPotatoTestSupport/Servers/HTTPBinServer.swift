@@ -14,7 +14,7 @@ final class HTTPBinServer: Sendable {
         check.standardOutput = FileHandle.nullDevice
         check.standardError = FileHandle.nullDevice
         guard (try? ChildProcesses.run(check)) != nil else { return false }
-        check.waitUntilExit()
+        guard (try? ChildProcesses.waitForExit(check)) != nil else { return false }
         return check.terminationStatus == 0
     }
 

@@ -33,7 +33,7 @@ struct TestCertificates {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try ChildProcesses.run(process)
-            process.waitUntilExit()
+            try ChildProcesses.waitForExit(process)
             guard process.terminationStatus == 0 else { throw ServerError.didNotStart("openssl \(arguments.first ?? "")", "") }
         }
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]

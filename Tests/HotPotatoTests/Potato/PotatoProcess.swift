@@ -66,7 +66,7 @@ struct PotatoProcess {
             send(SIGKILL)
             throw ServerError.didNotStart("potato", "did not exit within 120 s")
         }
-        process.waitUntilExit()
+        try ChildProcesses.waitForExit(process, seconds: 30)
         return Outcome(status: process.terminationStatus, output: collected.output, error: String(decoding: collected.error, as: UTF8.self))
     }
 

@@ -51,6 +51,12 @@ struct PotatoTransportTests {
         let mismatch = try await PotatoProcess.run(["get", url, "--cacert", tls.certificateAuthority.path, "--pinnedpubkey", wrong])
         #expect(mismatch.status == 23, "\(mismatch.error)")
         #expect(mismatch.output.isEmpty)
+        // As curl: the key's file (DER here) instead of its hash.
+        let keyFile = tls.certificates.serverKey.deletingLastPathComponent().appendingPathComponent("server.pub.der").path
+        let file = try await PotatoProcess.run(["get", url, "--cacert", tls.certificateAuthority.path, "--pinnedpubkey", keyFile])
+        #expect(file.status == 0, "\(file.error)")
+        let notAKey = try await PotatoProcess.run(["get", url, "--pinnedpubkey", tls.certificates.serverCertificate.path])
+        #expect(notAKey.status == 2 && notAKey.error.contains("holds a certificate"), "\(notAKey.error)")
     }
 
     @Test func aUnixSocketAnOverrideAndALocalAddressRouteTheConnection() async throws {

@@ -234,7 +234,7 @@ import Testing
             process.standardOutput = pipe
             try ChildProcesses.run(process)
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            try ChildProcesses.waitForExit(process)
             return String(decoding: data, as: UTF8.self)
         }
         #expect(echoed(output)["proxy-authorization"] == "", "\(line): \(output)")

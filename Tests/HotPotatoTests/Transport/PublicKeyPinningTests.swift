@@ -4,7 +4,7 @@ import Testing
 @testable import HotPotatoTestSupport
 
 /// Public-key pinning on the libcurl engine, against nginx's test certificate: the right pin, a
-/// wrong one (nothing sent), rotation, per-host pins, plain HTTP untouched.
+/// wrong one (nothing sent), rotation, per-host pins, plain HTTP untouched, pins from key files.
 @Suite(.needsNginx, .enabled(if: Session.Engine.curl.isAvailable && TestCertificates.isAvailable))
 struct PublicKeyPinningTests {
     /// A well-formed pin of no key here.
@@ -73,6 +73,48 @@ struct PublicKeyPinningTests {
         #expect(PublicKeyPins?.none == nil)
         #expect((try? PublicKeyPins())?.isEmpty == true)
         #expect((try? PublicKeyPins())?.pins(forHost: "example.com") == nil)
+    }
+
+    /// A key's file gives the key's pin, PEM (as openssl writes it) or DER; what is not a
+    /// public key says what it is.
+    @Test func aPublicKeyFileGivesItsPin() async throws {
+        let tls = try await TestServers.nginxTLS()
+        let certificates = tls.certificates
+        let directory = certificates.serverKey.deletingLastPathComponent()
+        let der = directory.appendingPathComponent("server.pub.der")
+        #expect(try PublicKeyPins.pin(ofPublicKeyAt: der) == certificates.serverKeyPin)
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let openssl = try #require(findExecutable("openssl"))
+        let (status, pemText) = try ChildProcesses.output(of: openssl, ["pkey", "-in", certificates.serverKey.path, "-pubout"])
+        try #require(status == 0)
+        let pem = scratch.file("server.pub.pem")
+        // With text around the block, as a key file kept with notes has.
+        try (Data("the server's key\n".utf8) + pemText).write(to: pem)
+        #expect(try PublicKeyPins.pin(ofPublicKeyAt: pem) == certificates.serverKeyPin)
+        let pinned = try PublicKeyPins(forEveryHost: [try PublicKeyPins.pin(ofPublicKeyAt: pem)])
+        let json = try await session(tls, pinned).get("https://127.0.0.1:\(tls.port)/small.json").asData().content
+        #expect(!json.isEmpty)
+
+        let refusals: [(URL, String)] = [
+            (certificates.serverCertificate, "holds a certificate"),
+            (certificates.serverKey, "holds a private key"),
+            (try Self.file(Data("not a key".utf8), in: scratch), "holds no public key"),
+            (try Self.file(Data([0x30, 0x05, 0x01]), in: scratch), "holds no public key"),
+            (try Self.file(Data("-----BEGIN PUBLIC KEY-----\n%%%\n-----END PUBLIC KEY-----\n".utf8), in: scratch), "not valid base64 DER"),
+        ]
+        for (file, reason) in refusals {
+            let error = #expect(throws: HotPotatoError.self) { try PublicKeyPins.pin(ofPublicKeyAt: file) }
+            #expect(error?.code == .invalidRequest && error?.reason.contains(reason) == true, "\(file.lastPathComponent): \(String(describing: error))")
+        }
+        let missing = #expect(throws: HotPotatoError.self) { try PublicKeyPins.pin(ofPublicKeyAt: scratch.file("missing.pem")) }
+        #expect(missing?.code == .fileSystemError && missing?.path == scratch.file("missing.pem").path)
+    }
+
+    private static func file(_ data: Data, in scratch: ScratchDirectory) throws -> URL {
+        let url = scratch.file("key-\(UUID().uuidString)")
+        try data.write(to: url)
+        return url
     }
 
     @Test func theURLSessionEngineSaysItCannotForAPinnedHost() async throws {

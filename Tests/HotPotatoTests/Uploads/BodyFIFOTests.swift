@@ -32,6 +32,21 @@ import Glibc
         if writer >= 0 { _ = close(writer) }
     }
 
+    /// Opens `fifo` for writing once a reader has it open, waiting at most `seconds` (`-1` then):
+    /// a blocking `open` would wait forever for a request that failed before reading its body.
+    static func openForWriting(_ fifo: URL, seconds: TimeInterval = 60) -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let writer = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if writer >= 0 {
+                _ = fcntl(writer, F_SETFL, fcntl(writer, F_GETFL) & ~O_NONBLOCK)
+                return writer
+            }
+            guard errno == ENXIO, Date() < deadline else { return -1 }
+            usleep(10_000)
+        }
+    }
+
     static func request(_ session: Session, _ url: URL, fifo: URL, inAForm: Bool) -> Request<Accumulator<Data>> {
         guard inAForm else { return session.put(url).body(fileAt: fifo) }
         var form = MultipartFormData()
@@ -135,8 +150,8 @@ import Glibc
         let call = Self.request(session, server.url(path), fifo: fifo, inAForm: inAForm).start()
         // Opening for writing waits for the request's reader; then the bytes go in halves.
         try await offThePool {
-            let writer = open(fifo.path, O_WRONLY | O_CLOEXEC)
-            guard writer >= 0 else { throw POSIXError(.EIO) }
+            let writer = Self.openForWriting(fifo)
+            guard writer >= 0 else { throw POSIXError(.ENXIO) }
             defer { _ = close(writer) }
             for half in [content.prefix(100_000), content.suffix(100_000)] {
                 try FileHandle(fileDescriptor: writer, closeOnDealloc: false).write(contentsOf: half)

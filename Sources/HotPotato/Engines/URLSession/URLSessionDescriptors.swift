@@ -10,8 +10,11 @@ import FoundationNetworking
 /// plain sockets, so a process the application spawns would inherit them and keep a connection
 /// open after HotPotato closed it.
 ///
-/// - The wake-up pair is opened when the `URLSession` is made: whatever pipe or socket appears
-///   meanwhile is marked (``makeSession(_:)``).
+/// - The wake-up pair is opened when the `URLSession` is made: the wake-up sockets that appear
+///   meanwhile (unnamed, connected, non-blocking `AF_UNIX` stream sockets, as libcurl makes them)
+///   are marked, and nothing else another thread opened then (``makeSession(_:)``). Foundation's
+///   `Process.run()` leaves one end of a socket pair inheritable on purpose, to learn of the
+///   child's exit when it closes: marking it made every later `waitUntilExit()` hang.
 /// - A connection is marked once it is known to exist: when its task's response head arrives or
 ///   its request body starts to go (``markConnections(of:proxyPort:)``), by its peer's port. A
 ///   child spawned between the connect and that moment can still inherit it: the engine's one
@@ -19,7 +22,7 @@ import FoundationNetworking
 ///
 /// Elsewhere (Apple's URLSession runs its connections outside the process) both are no-ops.
 enum URLSessionDescriptors {
-    /// Runs `make` (which makes a `URLSession`), then marks the pipes and sockets it opened.
+    /// Runs `make` (which makes a `URLSession`), then marks the wake-up sockets it opened.
     static func makeSession(_ make: () -> URLSession) -> URLSession {
         #if canImport(FoundationNetworking)
         let snapshot = hp_descriptors_snapshot()
