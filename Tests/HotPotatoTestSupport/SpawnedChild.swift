@@ -29,7 +29,9 @@ struct SpawnedChild {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        // With the tests' other spawns kept out: an inheriting child spawned while a pipe is being
+        // made close-on-exec would keep its write end, and its reader waiting, for a minute.
+        let status = ChildProcesses.serialised { posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) }
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
         return SpawnedChild(pid: pid)
     }

@@ -314,9 +314,14 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
     /// that no handler call follows, and leaves the rest to ``deliver(_:)``.
     private func settleIfDone(_ aftermath: inout Aftermath) {
         guard let result = driver.result else { return }
+        // A split download's other connections, known to `cancel()` in the same step as the
+        // outcome is settled: set a moment later, a cancel in between found the call finished
+        // and no connections to stop, and was lost.
+        let segments = (driver.handler as? FileWriter)?.segments
         let (stopEngine, phases, connection) = flags.withLock { flags in
             flags.finished = true
             flags.pendingFailure = nil
+            flags.segments = segments
             defer { flags.stopEngine = nil }
             return (flags.stopEngine, flags.phases, flags.connection)
         }
@@ -337,14 +342,10 @@ final class Transfer<Handler: ContentHandler>: TransferSink, @unchecked Sendable
         }
         self.outcome = outcome
         aftermath.settles = true
-        if let writer = driver.handler as? FileWriter, let segments = writer.segments {
+        if let segments {
             aftermath.segments = segments
             // What the engine measured of this first connection (at its head: it is stopped
             // where its part ends), for the whole download's timings.
-            let (phases, connection) = flags.withLock { flags in
-                flags.segments = segments
-                return (flags.phases, flags.connection)
-            }
             segments.primaryMeasured(phases: phases, connection: connection)
         }
     }

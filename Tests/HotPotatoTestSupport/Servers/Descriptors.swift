@@ -99,6 +99,14 @@ enum ChildProcesses {
         }
     }
 
+    /// Runs `body` (a spawn that does not go through ``run(_:)``) while no other child is started
+    /// and no pipe is being made close-on-exec.
+    static func serialised<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
     /// Runs `process` (`Process.run()`), serialised with every other child the tests start.
     static func run(_ process: Process) throws {
         lock.lock()

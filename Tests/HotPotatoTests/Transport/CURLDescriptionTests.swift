@@ -9,7 +9,7 @@ import Testing
 @Suite(.needsHTTPBin) struct CURLDescriptionTests {
     /// Runs `line` with `/bin/sh -c` and returns its standard output.
     private func runShell(_ line: String) throws -> Data {
-        let result = try ChildProcesses.output(of: "/bin/sh", ["-c", "PATH=/usr/bin:$PATH " + line + " -s -S"])
+        let result = try ChildProcesses.output(of: "/bin/sh", ["-c", "PATH=/usr/bin:$PATH " + line + " -s -S --max-time 60"])
         #expect(result.status == 0, "\(line)")
         return result.output
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite(.needsNginx, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") && TestCertificates.isAvailable))
 struct CURLDescriptionTransportTests {
     private func runShell(_ line: String) throws -> (status: Int32, output: String) {
-        let result = try ChildProcesses.output(of: "/bin/sh", ["-c", "PATH=/usr/bin:$PATH " + line + " -s"])
+        let result = try ChildProcesses.output(of: "/bin/sh", ["-c", "PATH=/usr/bin:$PATH " + line + " -s --max-time 60"])
         return (result.status, String(decoding: result.output, as: UTF8.self))
     }
 

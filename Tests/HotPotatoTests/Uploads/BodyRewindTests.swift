@@ -69,7 +69,11 @@ import Testing
         _ = try await session.get(server.url("/first/\(name)")).asData().content
         let reply = try await withBody.retry(RetryPolicy(maximumAttempts: 2, initialDelay: 0.01)).as(EchoReply.self).content
         #expect(reply.length == Self.content.count)
-        #expect(sameBytes(server.records("/second/\(name)").last, Self.content))
+        // Among the records, not necessarily the last: the first call's new connection, which
+        // FoundationNetworking gave up with no body, is recorded (empty) when the server sees it
+        // close, which a slow machine (ThreadSanitizer's) saw after the retry was recorded.
+        let records = server.records("/second/\(name)")
+        #expect(records.contains { sameBytes($0, Self.content) }, "\(records.map(\.count))")
     }
 
     /// A one-shot stream already read is not sent again from where it is: the call fails with
