@@ -46,8 +46,16 @@ unfinished() {
 
 # Where each thread of the test processes stands.
 backtraces() {
-  local processes
-  processes=$(pgrep -s "$pass" -f '\.xctest' || true)
+  local processes="" stat
+  # The pass's session, read from /proc (no procps needed): field 6 of stat is the session.
+  for stat in /proc/[0-9]*/stat; do
+    local fields
+    fields=$(sed -E 's/^.*\) //' "$stat" 2> /dev/null) || continue
+    [[ $(awk '{ print $4 }' <<< "$fields") == "$pass" ]] || continue
+    local pid=${stat#/proc/}
+    pid=${pid%/stat}
+    tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null | grep -q '\.xctest' && processes+="$pid "
+  done
   [[ -n "$processes" ]] || { echo "(no test process is left)"; return; }
   if ! command -v gdb > /dev/null 2>&1 && [[ $(id -u) == 0 ]] && command -v apt-get > /dev/null 2>&1; then
     echo "(installing gdb to read the threads)"
