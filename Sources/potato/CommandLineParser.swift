@@ -153,10 +153,11 @@ enum CommandLineParser {
                 break
             case "--max-redirs":
                 let text = try value(name, inline)
-                guard let count = Int(text), (0...1000).contains(count) else {
-                    throw UsageError("--max-redirs takes a number of redirects from 0 to 1000 (\"\(text)\" is not one)")
+                guard let count = Int(text), (-1...1000).contains(count) else {
+                    throw UsageError("--max-redirs takes a number of redirects from 0 to 1000, or -1 (\"\(text)\" is not one)")
                 }
-                options.maximumRedirects = count
+                // curl's -1, "no limit": potato's most, 1000 (a loop still ends).
+                options.maximumRedirects = count < 0 ? 1000 : count
             case "-I", "--head":
                 options.method = "HEAD"
                 options.printsHead = true

@@ -59,7 +59,7 @@ enum HelpText {
                                    server's message printed), so this is accepted for curl's
                                    sake (also --fail-with-body)
               --max-redirs N       follow at most N redirects (0: none, the redirect is the
-                                   answer; a redirect past N fails, exit 1)
+                                   answer; a redirect past N fails, exit 1; -1: 1000)
           -H, --header 'Name: value'
                                    add a header (repeatable)
           -A, --user-agent NAME    send NAME as the User-Agent (default HotPotato); a -H

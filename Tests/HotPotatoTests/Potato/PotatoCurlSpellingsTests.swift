@@ -97,9 +97,11 @@ import Glibc
         let tooMany = try await PotatoProcess.run(["get", bin.url("/redirect/3").absoluteString, "--max-redirs", "2"])
         #expect(tooMany.status == 1, "\(tooMany.error)")
         #expect(tooMany.error.contains("more than 2"), "\(tooMany.error)")
+        let unlimited = try await PotatoProcess.run(["get", bin.url("/redirect/12").absoluteString, "--max-redirs", "-1", "--json", "url"])
+        #expect(unlimited.status == 0, "curl's -1: past the default 10: \(unlimited.error)")
         let none = try await PotatoProcess.run(["get", bin.url("/redirect/1").absoluteString, "--max-redirs", "0"])
         #expect(none.status == 9, "a redirect not followed is the answer, outside 200-299: \(none.error)")
-        let bad = try await PotatoProcess.run(["get", bin.url("/get").absoluteString, "--max-redirs", "-1"])
+        let bad = try await PotatoProcess.run(["get", bin.url("/get").absoluteString, "--max-redirs", "-2"])
         #expect(bad.status == 2 && bad.error.contains("--max-redirs"), "\(bad.error)")
     }
 
