@@ -92,7 +92,13 @@ enum CommandLineParser {
             case "--string": wantsString = true
             case "--events": wantsEvents = true
             case "-H", "--header":
-                let field = try header(try value(name, inline), option: name)
+                let text = try value(name, inline)
+                // As curl: `Name:` with nothing after the colon keeps the field out of the request.
+                if let omitted = try Self.omittedHeader(text, option: name) {
+                    options.omittedHeaders.append(omitted)
+                    break
+                }
+                let field = try header(text, option: name)
                 if field.name.lowercased() == "cookie" {
                     options.addCookieHeader(field.value)
                 } else {
@@ -100,7 +106,8 @@ enum CommandLineParser {
                 }
             case "-A", "--user-agent":
                 let agent = try value(name, inline)
-                guard !agent.isEmpty, !Self.holdsControlCharacter(agent) else {
+                // As curl: an empty name sends no `User-Agent` at all.
+                guard !Self.holdsControlCharacter(agent) else {
                     throw UsageError("\(name) needs a name without control characters, such as \"spud/1.0\"")
                 }
                 userAgent = agent
@@ -284,7 +291,7 @@ enum CommandLineParser {
 
         // As curl: a `-H 'User-Agent: …'` wins over -A, whichever comes first.
         if let userAgent, !options.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
-            options.headers.append(("User-Agent", userAgent))
+            if userAgent.isEmpty { options.omittedHeaders.append("User-Agent") } else { options.headers.append(("User-Agent", userAgent)) }
         }
         guard !urls.isEmpty || options.inputFile != nil else { throw UsageError("get needs a URL") }
         let modes = [output != nil, json != nil, wantsString, wantsEvents].filter { $0 }.count
@@ -431,22 +438,41 @@ enum CommandLineParser {
     }
 
     /// `Name: value` (for `-H` and `--proxy-header`) → the field.
+    /// The name of `-H 'Name:'` (nothing but white space after the colon): a field the request
+    /// goes without, as curl reads it; `nil` for any other header text.
+    private static func omittedHeader(_ text: String, option: String) throws(UsageError) -> String? {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
+              text[text.index(after: colon)...].allSatisfy({ $0 == " " || $0 == "\t" }) else { return nil }
+        return try fieldName(text[..<colon], of: text, option: option)
+    }
+
+    /// `Name: value`, or `Name;` for a field with an empty value (curl's spelling: `Name:` leaves
+    /// the field out, see ``omittedHeader(_:option:)``).
     private static func header(_ text: String, option: String) throws(UsageError) -> (name: String, value: String) {
-        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
-            throw UsageError("\(option) \"\(text)\" is not \"Name: value\"")
+        if text.hasSuffix(";"), !text.contains(":"), text.count > 1 {
+            return (try fieldName(text.dropLast(), of: text, option: option), "")
         }
-        let field = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+            throw UsageError("\(option) \"\(text)\" is not \"Name: value\" (\"Name;\" sends it empty, \"Name:\" leaves it out)")
+        }
+        let field = try fieldName(text[..<colon], of: text, option: option)
         let fieldValue = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        // RFC 9110's token characters only.
+        guard !holdsControlCharacter(fieldValue) else {
+            throw UsageError("\(option) \(text.debugDescription): the value holds a control character (a line break?), which cannot go in a header")
+        }
+        return (field, fieldValue)
+    }
+
+    /// `name` without the white space around it, when it is an RFC 9110 token (letters, digits
+    /// and `!#$%&'*+-.^_`|~`).
+    private static func fieldName(_ name: Substring, of text: String, option: String) throws(UsageError) -> String {
+        let field = name.trimmingCharacters(in: .whitespaces)
         let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
         guard !field.isEmpty, field.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter
             || Character(Unicode.Scalar($0)).isNumber || tokenPunctuation.contains($0)) }) else {
             throw UsageError("\(option) \(text.debugDescription) has no valid header name")
         }
-        guard !holdsControlCharacter(fieldValue) else {
-            throw UsageError("\(option) \(text.debugDescription): the value holds a control character (a line break?), which cannot go in a header")
-        }
-        return (field, fieldValue)
+        return field
     }
 
     /// Whether `text` holds a control character other than a tab: a CR or LF would end a header

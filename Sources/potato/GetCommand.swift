@@ -131,9 +131,13 @@ struct GetCommand {
         return range.split(separator: "-", maxSplits: 1).first.flatMap { Int64($0) }
     }
 
-    /// `request` with the headers of `-H` (and `-A`, `-b`) and the credentials of `-u`.
+    /// `request` with the headers of `-H` (and `-A`, `-b`), without those `-H 'Name:'` leaves
+    /// out, and with the credentials of `-u`.
     func withCallersHeaders<Handler>(_ request: Request<Handler>) -> Request<Handler> {
         var request = request
+        for name in options.omittedHeaders where !options.headers.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+            request = request.withoutHeader(name)
+        }
         for header in options.headers { request = request.header(header.name, header.value) }
         if let credentials = options.credentials {
             request = request.basicAuthentication(user: credentials.user, password: credentials.password)

@@ -27,6 +27,9 @@ struct GetOptions {
     var url = ""
     var output = Output.standardOutput
     var headers: [(name: String, value: String)] = []
+    /// `-H 'Name:'` (and `-A ''`): fields the request goes without, its defaults' included, unless
+    /// another `-H` gives the name a value (as curl).
+    var omittedHeaders: [String] = []
     /// `-u user:password`: Basic credentials.
     var credentials: (user: String, password: String)?
     var method: String?

@@ -61,9 +61,11 @@ enum HelpText {
               --max-redirs N       follow at most N redirects (0: none, the redirect is the
                                    answer; a redirect past N fails, exit 1; -1: 1000)
           -H, --header 'Name: value'
-                                   add a header (repeatable)
+                                   add a header (repeatable); as curl, 'Name;' sends it
+                                   empty and 'Name:' leaves it out, defaults included
+                                   (User-Agent, Accept, Accept-Encoding, Host)
           -A, --user-agent NAME    send NAME as the User-Agent (default HotPotato); a -H
-                                   'User-Agent: …' wins over it
+                                   'User-Agent: …' wins over it; -A '' sends none
           -u, --user USER:PASSWORD send HTTP Basic credentials (over https: they are
                                    readable by anyone who sees the request)
           -d, --data DATA          send DATA as the body (Content-Type

@@ -25,6 +25,8 @@ extension Request {
     ///   line has no proxy option, and curl, unlike HotPotato, then honours `http_proxy` and the
     ///   like from the environment. curl's `--proxy` serves both schemes: a redirect from `http`
     ///   to `https` (or back) with two different proxies is not described.
+    /// - A field with an empty value is `-H 'Name;'`, and one the request goes without
+    ///   (``withoutHeader(_:)``) `-H 'Name:'`, as curl reads them.
     /// - What the handler adds when the request runs (a resumable download's `Range`) is not
     ///   part of the line; nor is the engine's timeout.
     /// - A request that cannot be made (an invalid URL, a body that failed to encode) gives a
@@ -56,7 +58,12 @@ extension Request {
             // curl's -F sets the multipart type with a boundary of its own.
             if case .multipart = spec.body, name.lowercased() == "content-type" { continue }
             let shown = revealingSecrets ? value : Redaction.headerValue(value, named: name)
-            arguments += ["-H", Self.shellQuoted("\(name): \(shown)")]
+            // curl sends `Name;` as a field with an empty value; `Name:` (or `Name: `) it leaves out.
+            arguments += ["-H", Self.shellQuoted(value.isEmpty ? "\(name);" : "\(name): \(shown)")]
+        }
+        // What the request goes without (curl's own `User-Agent` and `Accept` included).
+        for name in spec.omittedHeaders.sorted() where request.value(forHTTPHeaderField: name) == nil {
+            arguments += ["-H", Self.shellQuoted("\(Self.displayName(name)):")]
         }
         var note: String?
         switch spec.body {
@@ -104,6 +111,11 @@ extension Request {
         // Last, so that the comment stays a comment.
         if let note { arguments.append(note) }
         return arguments.joined(separator: " ")
+    }
+
+    /// A lowercased field name as it is usually written: `user-agent` → `User-Agent`.
+    private static func displayName(_ name: String) -> String {
+        name.split(separator: "-", omittingEmptySubsequences: false).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: "-")
     }
 
     /// curl's arguments for the session's trust and transport controls: `--cacert`, `--cert` (its

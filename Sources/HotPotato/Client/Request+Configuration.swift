@@ -16,6 +16,33 @@ extension Request {
         }
     }
 
+    /// Sends the request without the header field `name` (compared without case), as curl's
+    /// `-H 'Name:'`: fields of that name set earlier in the chain are removed, and neither the
+    /// session's ``Session/Configuration/headers`` nor the engine's own default of that name is
+    /// sent — the libcurl engine's `User-Agent: HotPotato`, `Accept: */*`,
+    /// `Accept-Encoding` (with it, the transparent decompression it asks for) and even `Host`.
+    ///
+    /// ```swift
+    /// let text = try await session.get(url).withoutHeader("User-Agent").withoutHeader("Accept").asString()
+    /// ```
+    ///
+    /// A field of that name set later — by ``header(_:_:)`` further down the chain, an
+    /// interceptor, or a download asking for ranges — is sent. A request cannot go without
+    /// `Content-Length` or `Transfer-Encoding` (the engine frames the body with them): asking
+    /// fails it with ``HotPotatoError/Code/invalidRequest``, as does a name that is not an
+    /// RFC 9110 token. Without `Cookie`, the session's cookie store adds none to the request.
+    ///
+    /// The URLSession engine cannot keep out the fields Foundation adds itself (`Host`,
+    /// `User-Agent`, `Accept`, `Accept-Encoding`, `Accept-Language`, `Connection`): a request
+    /// going without one of those fails there with ``HotPotatoError/Code/engineUnavailable``
+    /// rather than send it; any other name it honours.
+    public func withoutHeader(_ name: String) -> Request {
+        with { request in
+            request.spec.headers.remove(name: name)
+            request.spec.omittedHeaders.insert(name.lowercased())
+        }
+    }
+
     /// Sends HTTP Basic credentials (RFC 7617): `Authorization: Basic` and the Base64 of
     /// `user:password` in UTF-8, in place of any `Authorization` field set earlier.
     ///

@@ -148,6 +148,7 @@ extension Request {
         let body = try spec.makeRequestBody(owner: call ?? transfer)
         var redirects = redirects
         redirects.cookies = transfer.cookies
+        redirects.omittedHeaders = spec.omittedHeaders
         let stop = session.transport.start(urlRequest, body: body, redirects: redirects, sink: transfer)
         transfer.setStopEngine(stop)
     }

@@ -26,6 +26,9 @@ struct RequestDescription: Sendable {
     var url: URL?
     var urlText: String
     var headers: HTTPHeaders = [:]
+    /// The names (lowercased) of the header fields the request goes without: neither the
+    /// session's nor the engine's default of that name is sent (``Request/withoutHeader(_:)``).
+    var omittedHeaders: Set<String> = []
     var queryItems: [URLQueryItem] = []
     var body: Body = .none
     var timeout: TimeInterval?
@@ -85,13 +88,20 @@ struct RequestDescription: Sendable {
         for field in headers.fields {
             if let problem = Self.problem(withField: field.name, value: field.value) { throw problem }
         }
-        for field in defaults.headers.fields where !headers.contains(field.name) {
+        for name in omittedHeaders.sorted() {
+            if let problem = Self.problem(withField: name, value: "") { throw problem }
+            if Self.framingHeaders.contains(name) {
+                throw HotPotatoError(.invalidRequest, reason: "The request cannot go without its \(name): the engine frames the body with it.")
+            }
+        }
+        for field in defaults.headers.fields where !headers.contains(field.name) && !omittedHeaders.contains(field.name.lowercased()) {
             if let problem = Self.problem(withField: field.name, value: field.value) { throw problem }
         }
         var request = URLRequest(url: target)
         request.httpMethod = method.rawValue
         request.timeoutInterval = timeout ?? defaults.requestTimeout
-        for field in defaults.headers where !headers.contains(field.name) && !Self.framingHeaders.contains(field.name.lowercased()) {
+        for field in defaults.headers where !headers.contains(field.name) && !omittedHeaders.contains(field.name.lowercased())
+            && !Self.framingHeaders.contains(field.name.lowercased()) {
             request.addValue(field.value, forHTTPHeaderField: field.name)
         }
         // The engine frames the body from its length (or sends it chunked): a `Content-Length` or

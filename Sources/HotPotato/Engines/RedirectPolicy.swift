@@ -36,6 +36,11 @@ struct RedirectPolicy: Sendable {
     /// The transfer's cookies, when the session keeps any: set per transfer (see
     /// ``Request/send(_:through:redirects:call:)``).
     var cookies: CookieExchange?
+    /// The names (lowercased) of the header fields the call goes without where it sets none of
+    /// its own (``Request/withoutHeader(_:)``): each engine leaves out its default of that name,
+    /// and without `cookie` the store's cookies are not attached (they are still stored). Set
+    /// per transfer, with ``cookies``.
+    var omittedHeaders: Set<String> = []
 
     init(
         _ behavior: RedirectBehavior, observe: (@Sendable (ResponseHead, URLRequest) -> Void)? = nil
@@ -48,7 +53,7 @@ struct RedirectPolicy: Sendable {
     /// The request to send first, in place of `request`: with the store's cookies for its URL.
     /// Each engine calls it once, as it starts a transfer.
     func firstRequest(_ request: URLRequest) -> URLRequest {
-        guard let cookies else { return request }
+        guard let cookies, !omittedHeaders.contains("cookie") else { return request }
         var request = request
         cookies.attach(to: &request)
         return request
@@ -90,7 +95,7 @@ struct RedirectPolicy: Sendable {
                     + "the request body again, but it is a one-shot stream that was already sent; the redirect was not followed.",
                 head: response)
         }
-        cookies?.attach(to: &next.request)
+        if !omittedHeaders.contains("cookie") { cookies?.attach(to: &next.request) }
         // Observed as it goes out, with the store's cookies: what `-v` shows is what is sent.
         observe?(response, next.request)
         return next

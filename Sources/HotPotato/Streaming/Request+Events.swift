@@ -89,10 +89,10 @@ extension Request {
         // The request without its handler's type, which the closure below must not capture.
         var request = replacingHandler { SelectiveDiscarder() }
         // As EventSource: ask for an event stream, and for one no cache has kept.
-        if !request.spec.headers.contains("Accept") {
+        if !request.spec.headers.contains("Accept"), !request.spec.omittedHeaders.contains("accept") {
             request.spec.headers.add(name: "Accept", value: MediaType.eventStream.description)
         }
-        if !request.spec.headers.contains("Cache-Control") {
+        if !request.spec.headers.contains("Cache-Control"), !request.spec.omittedHeaders.contains("cache-control") {
             request.spec.headers.add(name: "Cache-Control", value: "no-cache")
         }
         let maximumEventSize = max(1, maximumEventSize)

@@ -248,6 +248,10 @@ final class FaultServer: @unchecked Sendable {
             }
             shutdown(connection, Int32(SHUT_WR))
             LoopbackConnection.drain(connection)
+        case "/request-headers":
+            // What went out: the request's header fields as a JSON object, names lowercased.
+            let body = (try? JSONSerialization.data(withJSONObject: requestHeaders, options: [.sortedKeys])) ?? Data("{}".utf8)
+            LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(body.count), "Content-Type": "application/json"]) + body)
         case "/verbatim":
             var text = query["head"] ?? ""
             let pad = "X-Pad: " + String(repeating: "a", count: max(0, int("padLength", 0) - 7))

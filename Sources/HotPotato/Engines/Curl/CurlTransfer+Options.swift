@@ -94,8 +94,10 @@ extension CurlTransfer {
         // for `identity` (a resumable download's) still decodes a coded answer the server sends
         // anyway, as URLSession does: the bytes handed on are the resource's, never its gzip. (A
         // header of the caller's is what is sent; the option only turns decoding on.)
+        // A call that goes without the field (``Request/withoutHeader(_:)``) asks for no coding.
         let acceptEncoding = request.value(forHTTPHeaderField: "Accept-Encoding")
-        if acceptEncoding == nil || acceptEncoding?.trimmingCharacters(in: .whitespaces).lowercased() == "identity" {
+        if acceptEncoding == nil ? !redirectPolicy.omittedHeaders.contains("accept-encoding")
+            : acceptEncoding?.trimmingCharacters(in: .whitespaces).lowercased() == "identity" {
             string(Int32(HP_CURLOPT_ACCEPT_ENCODING), "")
         }
 
@@ -198,7 +200,8 @@ extension CurlTransfer {
         let fields = (request.allHTTPHeaderFields ?? [:]).filter {
             !ProxyConfiguration.isForTheProxyOnly($0.key) && !RequestDescription.framingHeaders.contains($0.key.lowercased())
         }
-        if fields.isEmpty, let shared = Self.defaultHeaderList.value {
+        let omitted = redirectPolicy.omittedHeaders
+        if fields.isEmpty, omitted.isEmpty, let shared = Self.defaultHeaderList.value {
             hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_HTTPHEADER), shared)
             return nil
         }
@@ -207,9 +210,11 @@ extension CurlTransfer {
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         let names = Set(fields.keys.map { $0.lowercased() })
-        if !names.contains("user-agent") { lines.append("User-Agent: \(Self.defaultUserAgent)") }
+        if !names.contains("user-agent"), !omitted.contains("user-agent") { lines.append("User-Agent: \(Self.defaultUserAgent)") }
         // No `Expect: 100-continue` round trip before a body.
         if !names.contains("expect") { lines.append("Expect:") }
+        // `Name:` keeps libcurl's own field of that name (`Accept`, `Host`) from the request.
+        for name in omitted.subtracting(names).subtracting(["user-agent", "expect"]).sorted() { lines.append("\(name):") }
         guard let list = Self.makeHeaderList(lines) else {
             throw HotPotatoError(.transportFailed, reason: "libcurl could not build the header list.")
         }

@@ -117,15 +117,28 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         }
     }
 
+    /// The header fields (lowercased) Foundation adds to a request that has none: a request that
+    /// goes without one of them (``Request/withoutHeader(_:)``) cannot be sent as asked here.
+    static let fieldsFoundationAdds: Set<String> = ["host", "user-agent", "accept", "accept-encoding", "accept-language", "connection"]
+
     func start(
         _ request: URLRequest, body: RequestBody?, redirects: RedirectPolicy, sink: any TransferSink
     ) -> @Sendable () -> Void {
         var request = request
         // As URLSession would: the request's own header of the same name wins.
-        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
+        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil
+            && !redirects.omittedHeaders.contains(name.lowercased()) {
             request.setValue(value, forHTTPHeaderField: name)
         }
         request = redirects.firstRequest(request)
+        let kept = redirects.omittedHeaders.filter { Self.fieldsFoundationAdds.contains($0) && request.value(forHTTPHeaderField: $0) == nil }
+        if let name = kept.sorted().first {
+            sink.fail(HotPotatoError(
+                .engineUnavailable,
+                reason: "URLSession adds its own \(name) field and cannot be kept from sending it "
+                    + "(Request.withoutHeader): use the libcurl engine."))
+            return {}
+        }
         if sink.receiveRateLimit != nil || configuration.receiveRateLimit != nil {
             sink.fail(HotPotatoError(
                 .engineUnavailable,
