@@ -83,14 +83,47 @@ private func readmeUploading(session: Session, url: URL, videoURL: URL, csv: Str
     print(reply, withProgress, searched, pairs, response.status, fromStream)
 }
 
-/// README, "The handlers"; GettingStarted.md, "Choose what is accepted".
-private func readmeHandlerConstruction(url: URL) {
-    let parser = JSONParser(gate: .init(statusCodes: [200, 404]))
-    let small = Accumulator(maximumBodySize: 1 << 20)
-    let writer = FileWriter(destination: url, existingFilePolicy: .replace,
-                            createsIntermediateDirectories: true, resumable: true)
-    let anything = StringConverter(gate: .any)
-    print(parser, small, writer, anything)
+/// README, "The handlers"; GettingStarted.md, "Choose what is accepted" and "Download to a
+/// file"; DownloadingToAFile.md, the writer made yourself.
+private func readmeHandlerConstruction(session: Session, url: URL, path: URL) async throws {
+    let answer = try await session.get(url).handled(by: JSONParser(gate: .init(statusCodes: [200, 404]))).content
+    let small = try await session.get(url).handled(by: Accumulator(maximumBodySize: 1 << 20)).content
+    let file = try await session.get(url).handled(by: FileWriter(destination: path, existingFilePolicy: .replace,
+                                                                 createsIntermediateDirectories: true, resumable: true)).content
+    let text = try await session.get(url).handled(by: StringConverter(gate: .any)).content
+    print(answer, small, file, text)
+}
+
+/// WritingYourOwnHandler.md, "Implement the protocol".
+private final class LineCounter: ContentHandler {
+    private var lines = 0
+
+    func prepare(for head: ResponseHead) throws {
+        guard (200...299).contains(head.status) else {
+            throw HotPotatoError(.unacceptableStatus, reason: "HTTP \(head.status)")
+        }
+    }
+
+    func receive(_ chunk: Data) throws {
+        lines += chunk.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+    }
+
+    func finish() throws -> Int { lines }
+
+    func cleanUp() {}
+}
+
+private func readmeOwnHandler(session: Session, url: URL) async throws {
+    let count = try await session.get(url).handled(by: LineCounter()).content
+    print(count)
+}
+
+/// MakingRequests.md, "Redirects", and the header left out.
+private func readmeRedirectsAndHeaders(session: Session, url: URL) async throws {
+    let response = try await session.get(url).redirects(.doNotFollow).acceptingAnyStatus().asData().response()
+    let location = response.head.headers["Location"]
+    let text = try await session.get(url).withoutHeader("User-Agent").withoutHeader("Accept").asString().content
+    print(location as Any, text)
 }
 
 /// HandlingErrors.md (the switch) and GettingStarted.md, "Feed it a response" (the driver), both
@@ -101,18 +134,20 @@ private func readmeErrors(session: Session, url: URL, chunks: [Data]) async {
         print(user)
     } catch {
         switch error.code {
-        case .unacceptableStatus, .unacceptableContentType:
+        case let code where code.isRejection:
             print("HTTP \(error.status ?? 0): \(error.serverMessage ?? "no message")")
             let problem = try? error.errorBody?.decode(Problem.self)
             print(problem as Any)
-        case .invalidJSON, .decodingFailed:
+        case .invalidJSON:
             print("bad JSON at line \(error.line ?? 0), column \(error.column ?? 0):", error.reason)
+        case .decodingFailed:
+            print("not a User:", error.reason)
         case .bodyTooLarge:
             print("over \(error.limit ?? 0) bytes")
         case .connectionRefused, .hostNotFound, .timedOut, .connectionLost, .tlsFailure:
             print("network:", error.reason)
         case .truncatedBody:
-            print("short body: \(error.byteCount ?? 0) of \(error.limit ?? 0) bytes")
+            print("short body: \(error.byteCount ?? 0) bytes", error.limit.map { "of \($0)" } ?? "")
         default:
             print(error)
         }

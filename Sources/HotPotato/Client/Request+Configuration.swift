@@ -23,7 +23,7 @@ extension Request {
     /// `Accept-Encoding` (with it, the transparent decompression it asks for) and even `Host`.
     ///
     /// ```swift
-    /// let text = try await session.get(url).withoutHeader("User-Agent").withoutHeader("Accept").asString()
+    /// let text = try await session.get(url).withoutHeader("User-Agent").withoutHeader("Accept").asString().content
     /// ```
     ///
     /// A field of that name set later — by ``header(_:_:)`` further down the chain, an

@@ -75,7 +75,7 @@ public final class ResponseDriver<Handler: ContentHandler> {
             let values = head.headers.values(for: "Content-Length").map { "\"\($0)\"" }.joined(separator: ", ")
             fail(with: attachHead(to: HotPotatoError(
                 .malformedResponse,
-                reason: "The response's Content-Length \(values) is not one decimal number, so where its body ends "
+                reason: "The response's Content-Length \(values) is not one decimal length of at most 2^63 - 1 bytes, so where its body ends "
                     + "cannot be known.")))
             return false
         }
