@@ -187,6 +187,12 @@ extension Request {
         accepting(statusCodes: Set(statusCodes))
     }
 
+    /// Accepts the status codes in a half-open range, such as `200..<400` (an empty range, as
+    /// an empty set, accepts all).
+    public func accepting(statusCodes: Range<Int>) -> Request {
+        accepting(statusCodes: Set(statusCodes))
+    }
+
     /// Accepts exactly these content types (an empty list accepts all), instead of the handler's
     /// default. Matching follows ``MediaType/matches(_:)``.
     public func accepting(contentTypes: [MediaType]) -> Request {

@@ -164,6 +164,10 @@ import Testing
         #expect(response.content.contains("teapot"))
         // The adjustment survives a later change of handler, in either order.
         #expect(try await session.get(bin.url("/status/418")).asData().accepting(statusCodes: 400...499).response().status == 418)
+        // A half-open range, its upper bound left out.
+        #expect(try await session.get(bin.url("/status/418")).asData().accepting(statusCodes: 400..<500).response().status == 418)
+        let error = await expectFailure { try await session.get(bin.url("/status/418")).asData().accepting(statusCodes: 400..<418).response() }
+        #expect(error?.code == .unacceptableStatus)
     }
 
     @Test(arguments: allEngines) func htmlIsNotParsedAsJSONAndItsBodyIsKept(engine: Session.Engine) async throws {
