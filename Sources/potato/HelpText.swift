@@ -134,6 +134,9 @@ enum HelpText {
                                    connect to HOST2:PORT2 for HOST:PORT (repeatable; an empty
                                    HOST2 or PORT2 keeps the request's)
               --interface NAME     make connections from this interface or local address
+              --connect-timeout SECONDS
+                                   give up on a connection not made in SECONDS (name,
+                                   connection, TLS handshake), whatever --timeout says
 
         Where the time went:
           -w, --write-out FORMAT   print FORMAT on standard output once the transfer is over

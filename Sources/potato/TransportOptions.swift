@@ -2,7 +2,7 @@ import Foundation
 import HotPotato
 
 /// `get`'s transport controls, curl's names: `--cert`, `--key`, `--cert-type`, `--pinnedpubkey`,
-/// `--unix-socket`, `--resolve`, `--connect-to`, `--interface`. The libcurl engine's alone: with
+/// `--unix-socket`, `--resolve`, `--connect-to`, `--interface`, `--connect-timeout`. The libcurl engine's alone: with
 /// `--engine urlsession` each is a usage error.
 struct TransportOptions {
     /// `--cert FILE[:PASSWORD]`: the client certificate (a `:` in the file's name written `\:`).
@@ -22,6 +22,8 @@ struct TransportOptions {
     var connectsElsewhere = false
     /// `--interface NAME|ADDRESS`.
     var localAddress: String?
+    /// `--connect-timeout SECONDS`.
+    var connectTimeout: TimeInterval?
 
     /// The options given, by name, for the usage error of `--engine urlsession`.
     var given: [String] {
@@ -32,6 +34,7 @@ struct TransportOptions {
         if unixSocket != nil { names.append("--unix-socket") }
         if !overrides.isEmpty { names.append(connectsElsewhere ? "--connect-to" : "--resolve") }
         if localAddress != nil { names.append("--interface") }
+        if connectTimeout != nil { names.append("--connect-timeout") }
         return names
     }
 
@@ -86,6 +89,13 @@ struct TransportOptions {
             overrides.append(override)
             connectsElsewhere = true
         case "--interface": localAddress = try value()
+        case "--connect-timeout":
+            let text = try value()
+            guard let seconds = TimeInterval(text), seconds >= 0, seconds.isFinite else {
+                throw UsageError("--connect-timeout \"\(text)\" is not a number of seconds")
+            }
+            // 0 is curl's "no limit" (the --timeout still bounds connecting).
+            connectTimeout = seconds > 0 ? seconds : nil
         default:
             return false
         }
@@ -112,6 +122,7 @@ struct TransportOptions {
         configuration.unixSocketPath = unixSocket
         configuration.addressOverrides = overrides
         configuration.localAddress = localAddress
+        configuration.connectTimeout = connectTimeout
     }
 
     /// curl's `--connect-to HOST:PORT:HOST2:PORT2` (an IPv6 host in brackets): requests for
@@ -168,6 +179,7 @@ struct TransportOptions {
         case "--pinnedpubkey": "pin a public key"
         case "--unix-socket": "connect to a Unix socket"
         case "--resolve", "--connect-to": "override an address"
+        case "--connect-timeout": "bound the time a connection takes"
         default: "choose the local address"
         }
     }

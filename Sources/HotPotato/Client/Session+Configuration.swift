@@ -104,6 +104,15 @@ extension Session {
         /// ``HotPotatoError/Code/connectionRefused``'s neighbour, ``HotPotatoError/Code/transportFailed``.
         /// The libcurl engine only. Default `nil`: the system chooses.
         public var localAddress: String?
+        /// Seconds a connection may take to be made — the host name resolved, the connection
+        /// opened and, for `https`, its TLS handshake done — before the request fails with
+        /// ``HotPotatoError/Code/timedOut`` (curl's `--connect-timeout`), however long
+        /// ``requestTimeout`` is. Each connection a call makes (for a redirect, a retry, or a
+        /// download over several) has its own; a reused connection is not made again. The libcurl
+        /// engine only: the URLSession engine has no such limit and fails the requests of a
+        /// session with one with ``HotPotatoError/Code/engineUnavailable``. Default `nil`:
+        /// connecting is bounded by ``requestTimeout`` alone; so is it for a value of 0 or less.
+        public var connectTimeout: TimeInterval?
         /// Which versions of HTTP requests may use: ``HTTPVersionPolicy/automatic`` by default
         /// (HTTP/2 over TLS where the server offers it, concurrent `https` requests to one
         /// origin multiplexed over one connection), or ``HTTPVersionPolicy/http1_1Only``. The

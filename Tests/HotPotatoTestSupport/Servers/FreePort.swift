@@ -36,7 +36,7 @@ struct LoopbackSocket {
 
     /// A socket bound to `port` (0: any free one) of `host`, a loopback address (127.0.0.2 and
     /// the like stand for other hosts), listening unless `listens` is `false`.
-    static func listening(port: UInt16, host: String = "127.0.0.1", listens: Bool = true) throws -> LoopbackSocket {
+    static func listening(port: UInt16, host: String = "127.0.0.1", listens: Bool = true, backlog: Int32 = 128) throws -> LoopbackSocket {
         let fd = Descriptors.tcpSocket()
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
@@ -45,7 +45,7 @@ struct LoopbackSocket {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, !listens || listen(fd, 128) == 0 else {
+        guard bound == 0, !listens || listen(fd, backlog) == 0 else {
             let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             _ = systemClose(fd)
             throw error

@@ -69,7 +69,10 @@ extension CurlTransfer {
         // gets what is left of it.
         let idle = min(request.timeoutInterval > 0 ? request.timeoutInterval : configuration.requestTimeout, 86_400)
         idleLimit = idle > 0 ? UInt64(idle * 1e9) : .max
-        long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), Int(idle * 1000))
+        // Connecting is bounded by the idle limit, and by the connect timeout when it is shorter.
+        let connectLimit = configuration.connectTimeout.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }.map { idle > 0 ? min($0, idle) : $0 } ?? idle
+        let connectMilliseconds = Int(min(connectLimit, 86_400) * 1000)
+        long(Int32(HP_CURLOPT_CONNECTTIMEOUT_MS), connectLimit > 0 ? max(1, connectMilliseconds) : 0)
         let resourceLimit = Int(min(configuration.resourceTimeout, 30 * 86_400) * 1000)
         let elapsed = Int((DispatchTime.now().uptimeNanoseconds &- startTime) / 1_000_000)
         // 0 is libcurl's "no timeout": what is left is at least 1 ms.

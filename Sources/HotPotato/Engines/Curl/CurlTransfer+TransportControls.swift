@@ -58,6 +58,7 @@ extension Session.Configuration {
         if unixSocketPath != nil { names.append("unixSocketPath") }
         if !addressOverrides.isEmpty { names.append("addressOverrides") }
         if localAddress != nil { names.append("localAddress") }
+        if let connectTimeout, connectTimeout > 0, connectTimeout.isFinite { names.append("connectTimeout") }
         return names
     }
 }

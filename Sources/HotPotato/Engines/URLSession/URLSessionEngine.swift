@@ -151,8 +151,8 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             sink.fail(HotPotatoError(
                 .engineUnavailable,
                 reason: "URLSession cannot apply Session.Configuration's \(unhonoured.joined(separator: ", ")) "
-                    + "(client certificates, public-key pins, Unix sockets, address overrides and local addresses are "
-                    + "the libcurl engine's): use the libcurl engine."))
+                    + "(client certificates, public-key pins, Unix sockets, address overrides, local addresses and connect "
+                    + "timeouts are the libcurl engine's): use the libcurl engine."))
             return {}
         }
         do throws(HotPotatoError) {
