@@ -282,8 +282,11 @@ enum CommandLineParser {
                 case "auto": options.engine = .automatic
                 default: throw UsageError("--engine is one of auto, curl, urlsession")
                 }
+            case "--url": urls.append(try value(name, inline))
             default:
-                guard try options.transport.parse(name, value: { () throws(UsageError) -> String in try value(name, inline) }) else {
+                let read = { () throws(UsageError) -> String in try value(name, inline) }
+                if try options.transport.parse(name, value: read) { break }
+                guard try options.parseCurlSpelling(name, value: read) else {
                     throw UsageError("unknown option \(name)")
                 }
             }
@@ -374,11 +377,11 @@ enum CommandLineParser {
 
     /// The short options that take a value, which may come attached (`-oFILE`).
     static let shortOptionsWithValues: Set<String> = [
-        "-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-c", "-i", "-C", "-E",
+        "-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-c", "-i", "-C", "-E", "-e", "-D",
     ]
 
     /// The short options that take no value, which may come bundled with others (`-fsSL`).
-    static let shortFlags: Set<Character> = ["L", "I", "O", "R", "v", "q", "s", "S", "f"]
+    static let shortFlags: Set<Character> = ["L", "I", "O", "R", "v", "q", "s", "S", "f", "G", "g", "#"]
 
     /// `argument` taken apart when it is a bundle of short options, as curl takes them: flags
     /// (`-fsSL` is `-f -s -S -L`), the last of which may take a value, attached or as the next

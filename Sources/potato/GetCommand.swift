@@ -12,6 +12,13 @@ struct GetCommand {
     let options: GetOptions
     /// The session's cookies: read from `-b FILE`, written to `-c FILE` at the end.
     let cookies = CookieJar()
+    /// `-D FILE`, opened, or why it could not be.
+    private let headerDump: Result<HeaderDump, UsageError>?
+
+    init(options: GetOptions) {
+        self.options = options
+        headerDump = options.dumpHeader.map { path in Result { () throws(UsageError) in try HeaderDump(path: path) } }
+    }
 
     /// The signal that interrupted the download, if any (set from the watcher's thread).
     final class Interruption: @unchecked Sendable {
@@ -50,6 +57,10 @@ struct GetCommand {
 
     func run() async -> ExitStatus {
         if options.silent && !options.showsErrors { Console.silence() }
+        if case .failure(let error) = headerDump {
+            Console.error("potato: \(TerminalText.safe(error.message))\n")
+            return .fileError
+        }
         if !options.quiet {
             for warning in options.warnings { Console.error("potato: warning: \(warning)\n") }
         }
@@ -74,7 +85,16 @@ struct GetCommand {
         var request = withCallersHeaders(
             session.request(HTTPMethod(rawValue: options.effectiveMethod), Self.uploadTarget(url, file: options.uploadFile)))
         do {
-            request = try withBody(request)
+            if options.sendsDataInQuery {
+                // -G: the -d pieces in the query, no body.
+                guard let target = try options.urlWithDataInQuery(url, idleTimeout: idleTimeout) else {
+                    Console.error("potato: bad URL: -G's data does not make a valid query (is it URL-encoded?)\n")
+                    return .badURL
+                }
+                request = withCallersHeaders(session.request(HTTPMethod(rawValue: options.effectiveMethod), target))
+            } else {
+                request = try withBody(request)
+            }
         } catch {
             switch error {
             case .unreadable(let message):
@@ -93,7 +113,9 @@ struct GetCommand {
             if let failure = createOutputDirectory() { return failure }
             if Self.isDeviceOrPipe(path) { return await stream(request, toDeviceAt: path, display: display, interruption: interruption) }
             if let done = await finishedEarlier(url, at: URL(fileURLWithPath: path), session: session) { return done }
-            return await download(request, to: URL(fileURLWithPath: path), display: display, interruption: interruption)
+            return await download(
+                request, to: URL(fileURLWithPath: path), createsDirectories: options.createsDirectories, display: display,
+                interruption: interruption)
         case .standardOutput:
             let maximum = options.maximumSize ?? .max
             var writer = request.handled(by: StreamWriter(fileHandle: .standardOutput, maximumBodySize: maximum))
@@ -174,6 +196,8 @@ struct GetCommand {
                 Console.error(line + "\n", evenWhenSilent: true)
             }]
         }
+        if case .success(let dump) = headerDump { configuration.eventMonitors.append(dump.redirectMonitor(queue: verboseQueue)) }
+        configuration.httpVersionPolicy = options.httpVersionPolicy
         return Session(configuration: configuration, engine: options.engine)
     }
 
@@ -203,6 +227,12 @@ struct GetCommand {
         if let statuses = options.acceptedStatuses { request = request.accepting(statusCodes: statuses) }
         if !options.acceptedTypes.isEmpty { request = request.accepting(contentTypes: options.acceptedTypes) }
         if let rate = options.rateLimit { request = request.limitRate(rate) }
+        if case .success(let dump) = headerDump {
+            // On the transfer's thread, before the body: after the redirects' heads, which the
+            // monitor writes on the same queue.
+            let queue = verboseQueue
+            request = request.onHead { head in queue.sync { dump.write(head) } }
+        }
         return request
     }
 

@@ -30,6 +30,14 @@ struct GetOptions {
     /// `-H 'Name:'` (and `-A ''`): fields the request goes without, its defaults' included, unless
     /// another `-H` gives the name a value (as curl).
     var omittedHeaders: [String] = []
+    /// `-D FILE` (`--dump-header`): where each response's head is written (`-`: standard output).
+    var dumpHeader: String?
+    /// `-G` (`--get`): the `-d` pieces go in the URL's query, and the request is a `GET`.
+    var sendsDataInQuery = false
+    /// `--create-dirs`: `-o FILE`'s missing directories are made.
+    var createsDirectories = false
+    /// `--http1.1` (or `--http2`, the default).
+    var httpVersionPolicy = HTTPVersionPolicy.automatic
     /// `-u user:password`: Basic credentials.
     var credentials: (user: String, password: String)?
     var method: String?
@@ -127,6 +135,7 @@ struct GetOptions {
     var effectiveMethod: String {
         if let method { return method }
         if uploadFile != nil { return "PUT" }
+        if sendsDataInQuery { return "GET" }
         return !data.isEmpty || dataFile != nil || !form.isEmpty ? "POST" : "GET"
     }
 

@@ -68,12 +68,19 @@ enum HelpText {
                                    'User-Agent: …' wins over it; -A '' sends none
           -u, --user USER:PASSWORD send HTTP Basic credentials (over https: they are
                                    readable by anyone who sees the request)
+              --oauth2-bearer TOKEN
+                                   send Authorization: Bearer TOKEN
+          -e, --referer URL        send URL as the Referer
           -d, --data DATA          send DATA as the body (Content-Type
                                    application/x-www-form-urlencoded unless -H sets one);
                                    @FILE sends FILE without its CR and LF, @- standard input;
                                    several -d are joined with & (as curl)
               --data-binary DATA   like -d, but @FILE is sent byte for byte
               --data-raw DATA      like -d, without @ (the text as it is)
+              --data-urlencode DATA
+                                   like -d, URL-encoded as curl: content, =content,
+                                   name=content, @FILE, name@FILE
+          -G, --get                send the -d pieces in the URL's query, as a GET
               --data-file FILE     send FILE as the body, streamed from disk
           -F, --form NAME=VALUE    send a multipart/form-data body, one part each (repeatable):
                                    NAME=VALUE a text field; NAME=@FILE a file streamed from
@@ -101,6 +108,11 @@ enum HelpText {
                                    one whose bytes keep coming (exit 6; default 7 days, 0 for
                                    none); no retry starts after SECONDS
               --engine ENGINE      auto (default), curl or urlsession
+              --http1.1            use HTTP/1.1 only (--http2, the default, offers HTTP/2)
+              --url URL            the URL, as an option
+              --compressed, -g, --globoff, --basic
+                                   accepted for curl's sake: potato always decodes, never
+                                   globs, and sends -u as Basic
           -x, --proxy URL          send requests through the proxy URL
                                    (http://[user:password@]host:port; '' for none); without it,
                                    http_proxy, https_proxy and all_proxy are honoured, as curl
@@ -185,6 +197,7 @@ enum HelpText {
                                    for no limit), all --connections together; the curl engine
                                    only
               --max-size BYTES     fail when the body is larger: 1048576, 512K, 10M, 2G
+                                   (also --max-filesize, curl's name)
                                    (default none with -o or to standard output, 64M for --json
                                    and --string); with --events, when an event is (its data,
                                    type, id and the line being read, together; default 16M)
@@ -199,6 +212,7 @@ enum HelpText {
                                    --continue-at - mean the same. (Deprecated: -c followed by
                                    nothing, an option or a URL still means --continue)
               --overwrite          replace FILE if it exists (default: refuse, exit 16)
+              --create-dirs        make -o FILE's missing directories
               --connections N      fetch FILE over up to N connections at once (1-64; default 1;
                                    aria2's -x): when the server answers a range request with
                                    206 and a strong ETag and FILE is 2 MiB or more, its parts
@@ -247,6 +261,9 @@ enum HelpText {
               --progress STYLE     auto (default: a bar on a terminal, else a line every
                                    second), bar, lines or none; an upload's (-T, -F @FILE,
                                    --data-file) is shown too, its bar marked ↑
+                                   (-#, --progress-bar: bar; --no-progress-meter: none)
+          -D, --dump-header FILE   write every response's head, each redirect's too, to FILE
+                                   (- for standard output, before the body)
 
         """ + exitStatuses
 

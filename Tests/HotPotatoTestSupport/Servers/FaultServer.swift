@@ -249,8 +249,11 @@ final class FaultServer: @unchecked Sendable {
             shutdown(connection, Int32(SHUT_WR))
             LoopbackConnection.drain(connection)
         case "/request-headers":
-            // What went out: the request's header fields as a JSON object, names lowercased.
-            let body = (try? JSONSerialization.data(withJSONObject: requestHeaders, options: [.sortedKeys])) ?? Data("{}".utf8)
+            // What went out: the request's header fields as a JSON object, names lowercased, and
+            // its target as `:path` (no field has that name).
+            var echoed = requestHeaders
+            echoed[":path"] = target
+            let body = (try? JSONSerialization.data(withJSONObject: echoed, options: [.sortedKeys])) ?? Data("{}".utf8)
             LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(body.count), "Content-Type": "application/json"]) + body)
         case "/verbatim":
             var text = query["head"] ?? ""

@@ -1,0 +1,61 @@
+import Foundation
+import HotPotato
+
+// curl's spellings that scripts written for curl use, and that potato takes as curl does.
+extension GetOptions {
+    /// Parses option `name` when it is one of these; `false` when it is not.
+    mutating func parseCurlSpelling(_ name: String, value: () throws(UsageError) -> String) throws(UsageError) -> Bool {
+        switch name {
+        case "--compressed":
+            // What potato always does: it asks for the codings it decodes and hands on the
+            // resource's bytes, never its gzip.
+            break
+        case "-g", "--globoff", "--basic":
+            // potato never expands `{a,b}` or `[1-9]` in a URL, and sends Basic credentials with -u.
+            break
+        case "-e", "--referer":
+            // curl's `;auto` (a Referer on each redirect) is not kept: the URL before it is sent.
+            var text = try value()
+            if text.hasSuffix(";auto") { text = String(text.dropLast(5)) }
+            guard !CommandLineParser.holdsControlCharacter(text) else {
+                throw UsageError("\(name) needs a URL without control characters")
+            }
+            if !text.isEmpty { headers.append(("Referer", text)) }
+        case "--oauth2-bearer":
+            let token = try value()
+            guard !token.isEmpty, !CommandLineParser.holdsControlCharacter(token), !token.contains(" ") else {
+                throw UsageError("--oauth2-bearer needs a token without spaces or control characters")
+            }
+            headers.append(("Authorization", "Bearer \(token)"))
+        case "--no-progress-meter": progress = .none
+        case "-#", "--progress-bar": progress = .bar
+        case "--create-dirs": createsDirectories = true
+        case "--http1.1": httpVersionPolicy = .http1_1Only
+        case "--http2": httpVersionPolicy = .automatic
+        case "--max-filesize": maximumSize = try CommandLineParser.size(try value(), option: name)
+        case "-D", "--dump-header":
+            let file = try value()
+            guard !file.isEmpty else { throw UsageError("\(name) needs a file name (or - for standard output)") }
+            dumpHeader = file
+        case "-G", "--get": sendsDataInQuery = true
+        case "--data-urlencode": data.append(DataArgument.urlEncoded(try value()))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The URL with `-G`'s query: the `-d` pieces, joined with `&`, after a `?` (or an `&` when
+    /// the URL has a query), as curl appends them.
+    func urlWithDataInQuery(_ url: URL, idleTimeout: TimeInterval) throws(DataArgument.ReadFailure) -> URL? {
+        guard sendsDataInQuery, !data.isEmpty else { return url }
+        let query = String(decoding: try DataArgument.body(of: data, idleTimeout: idleTimeout), as: UTF8.self)
+        let text = url.absoluteString
+        let separator = text.contains("?") ? "&" : "?"
+        // A fragment stays last.
+        if let hash = text.firstIndex(of: "#") {
+            return URL(string: String(text[..<hash]) + separator + query + String(text[hash...]))
+        }
+        return URL(string: text + separator + query)
+    }
+}
