@@ -329,13 +329,21 @@ enum CommandLineParser {
             }
             guard options.method == "HEAD" else { throw UsageError("-I sends a HEAD request: it takes no -X \(options.method ?? "")") }
         }
-        let bodies = [!options.data.isEmpty, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil].filter { $0 }
+        // With -G the -d pieces are the query, not a body.
+        let bodies = [!options.data.isEmpty && !options.sendsDataInQuery, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil]
+            .filter { $0 }
         guard bodies.count <= 1 else { throw UsageError("choose one of -d, --data-file, -F and -T") }
         if bodies.count == 1, options.method == "HEAD" {
             throw UsageError("-X HEAD cannot send a body (-d, --data-file, -F, -T): a HEAD request has none")
         }
         if options.resume, !options.writesFiles {
             throw UsageError("--continue needs -o FILE")
+        }
+        if options.sendsDataInQuery, options.dataFile != nil || !options.form.isEmpty || options.uploadFile != nil {
+            throw UsageError("-G puts -d's pieces in the query: it takes no --data-file, -F or -T")
+        }
+        if options.range != nil, options.resume || options.connections > 1 || !options.mirrors.isEmpty || options.onlyIfChanged {
+            throw UsageError("-r asks for a part of the resource: it takes no --continue, --connections, --mirror or --only-if-changed")
         }
         if options.overwrite, !options.writesFiles {
             throw UsageError("--overwrite needs -o FILE")
@@ -369,7 +377,7 @@ enum CommandLineParser {
                 ? "-o names one file: with several URLs or -i, use -O or --output-dir (each file is named after its URL)"
                 : "--json, --string and --events take one URL")
         }
-        let bodies = [!options.data.isEmpty, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil]
+        let bodies = [!options.data.isEmpty && !options.sendsDataInQuery, options.dataFile != nil, !options.form.isEmpty, options.uploadFile != nil]
         guard !bodies.contains(true) else { throw UsageError("several downloads send no body (-d, --data-file, -F, -T)") }
         guard options.checksum == nil else { throw UsageError("--checksum is one file's digest: it takes one URL and -o FILE") }
         guard options.method == nil || options.method == "GET" else { throw UsageError("several downloads are GETs (-X)") }
@@ -377,11 +385,11 @@ enum CommandLineParser {
 
     /// The short options that take a value, which may come attached (`-oFILE`).
     static let shortOptionsWithValues: Set<String> = [
-        "-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-c", "-i", "-C", "-E", "-e", "-D",
+        "-o", "-H", "-A", "-d", "-F", "-T", "-u", "-X", "-x", "-w", "-m", "-b", "-c", "-i", "-C", "-E", "-e", "-D", "-r",
     ]
 
     /// The short options that take no value, which may come bundled with others (`-fsSL`).
-    static let shortFlags: Set<Character> = ["L", "I", "O", "R", "v", "q", "s", "S", "f", "G", "g", "#"]
+    static let shortFlags: Set<Character> = ["L", "I", "O", "R", "v", "q", "s", "S", "f", "G", "g", "#", "N"]
 
     /// `argument` taken apart when it is a bundle of short options, as curl takes them: flags
     /// (`-fsSL` is `-f -s -S -L`), the last of which may take a value, attached or as the next

@@ -38,10 +38,32 @@ extension GetOptions {
             guard !file.isEmpty else { throw UsageError("\(name) needs a file name (or - for standard output)") }
             dumpHeader = file
         case "-G", "--get": sendsDataInQuery = true
+        case "-r", "--range":
+            // curl's ranges: `0-499`, `500-`, `-500` (the last 500 bytes), several with commas.
+            let text = try value()
+            let pieces = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard !pieces.isEmpty, pieces.allSatisfy(Self.isByteRange) else {
+                throw UsageError("\(name) takes byte ranges like 0-499, 500-, -500 or 0-9,20-29 (\"\(text)\" is not one)")
+            }
+            range = text
+            headers.append(("Range", "bytes=\(text)"))
+        case "--retry-connrefused", "--tcp-nodelay", "-N", "--no-buffer":
+            // What potato does: a refused connection is retried with --retry, Nagle's algorithm
+            // is off, and what arrives is written at once.
+            break
         case "--data-urlencode": data.append(DataArgument.urlEncoded(try value()))
         default:
             return false
         }
+        return true
+    }
+
+    /// Whether `piece` is one byte range of `-r`: `FIRST-LAST` (FIRST ≤ LAST), `FIRST-` or `-COUNT`.
+    private static func isByteRange(_ piece: Substring) -> Bool {
+        let ends = piece.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard ends.count == 2, !(ends[0].isEmpty && ends[1].isEmpty),
+              ends.allSatisfy({ $0.count <= 18 && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return false }
+        if let first = Int64(ends[0]), let last = Int64(ends[1]) { return first <= last }
         return true
     }
 

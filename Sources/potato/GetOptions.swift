@@ -34,6 +34,8 @@ struct GetOptions {
     var dumpHeader: String?
     /// `-G` (`--get`): the `-d` pieces go in the URL's query, and the request is a `GET`.
     var sendsDataInQuery = false
+    /// `-r RANGE` (`--range`): the byte ranges asked for, sent as `Range: bytes=RANGE`.
+    var range: String?
     /// `--create-dirs`: `-o FILE`'s missing directories are made.
     var createsDirectories = false
     /// `--http1.1` (or `--http2`, the default).

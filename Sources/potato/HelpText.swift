@@ -110,9 +110,12 @@ enum HelpText {
               --engine ENGINE      auto (default), curl or urlsession
               --http1.1            use HTTP/1.1 only (--http2, the default, offers HTTP/2)
               --url URL            the URL, as an option
-              --compressed, -g, --globoff, --basic
+          -r, --range RANGE        ask for bytes RANGE only: 0-499, 500-, -500, 0-9,20-29
+              --compressed, -g, --globoff, --basic, --retry-connrefused,
+              --tcp-nodelay, -N, --no-buffer
                                    accepted for curl's sake: potato always decodes, never
-                                   globs, and sends -u as Basic
+                                   globs, sends -u as Basic, retries a refused connection,
+                                   and writes what arrives at once
           -x, --proxy URL          send requests through the proxy URL
                                    (http://[user:password@]host:port; '' for none); without it,
                                    http_proxy, https_proxy and all_proxy are honoured, as curl

@@ -6,7 +6,7 @@ import Testing
 /// curl options that scripts use and potato takes as curl does: `-G` with `-d` and
 /// `--data-urlencode` (its four forms), `-e`, `--oauth2-bearer`, `--url`, `-D` (every head, a
 /// redirect's first, to a file or before the body on standard output), `--create-dirs`,
-/// `--max-filesize`, `--http1.1`, and the ones that change nothing potato does not already do
+/// `--max-filesize`, `--http1.1`, `-r`, and the ones that change nothing potato does not already do
 /// (`--compressed`, `-g`, `--basic`, `-#`, `--no-progress-meter`). The fault server's
 /// `/request-headers` echoes what arrived.
 @Suite struct PotatoCurlScriptOptionsTests {
@@ -79,6 +79,26 @@ import Testing
         let unwritable = try await PotatoProcess.run(["get", redirect, "-D", scratch.file("none/heads.txt").path])
         #expect(unwritable.status == 16)
         #expect(unwritable.error.contains("-D"))
+    }
+
+    @Test(.needsNginx) func aRangeIsAskedForAndItsPartKept() async throws {
+        let nginx = try await TestServers.nginx()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let url = nginx.url("small.json").absoluteString
+        let whole = try Data(contentsOf: nginx.root.appendingPathComponent("small.json"))
+        let first = try await PotatoProcess.run(["get", url, "-r", "0-9", "-o", scratch.file("first").path, "-s"])
+        #expect(first.status == 0, "\(first.error)")
+        #expect(try Data(contentsOf: scratch.file("first")) == whole.prefix(10))
+        let last = try await PotatoProcess.run(["get", url, "--range=-5", "-s"])
+        #expect(last.status == 0, "\(last.error)")
+        #expect(last.output == whole.suffix(5))
+        for bad in ["9-0", "a-b", "-", "1-2,", ""] {
+            let refused = try await PotatoProcess.run(["get", url, "-r", bad])
+            #expect(refused.status == 2, "\(bad)")
+        }
+        let withContinue = try await PotatoProcess.run(["get", url, "-r", "0-9", "-C", "-", "-o", scratch.file("c").path])
+        #expect(withContinue.status == 2)
     }
 
     @Test func maxFilesizeRefusesALargerBody() async throws {
