@@ -259,7 +259,9 @@ final class FaultServer: @unchecked Sendable {
             var text = query["head"] ?? ""
             let pad = "X-Pad: " + String(repeating: "a", count: max(0, int("padLength", 0) - 7))
             for _ in 0..<int("padLines", 0) { text += "\r\n" + pad }
-            LoopbackConnection.send(connection, Data((text + "\r\n\r\n" + (query["body"] ?? "")).utf8))
+            // `cut=1`: the head exactly as given, without the empty line that ends it, then a close.
+            let end = query["cut"] == "1" ? "" : "\r\n\r\n"
+            LoopbackConnection.send(connection, Data((text + end + (query["body"] ?? "")).utf8))
             shutdown(connection, Int32(SHUT_WR))
             LoopbackConnection.drain(connection)
         default:

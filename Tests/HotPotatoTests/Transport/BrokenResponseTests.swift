@@ -53,6 +53,29 @@ import Testing
         #expect(!response.head.hasMalformedContentLength)
     }
 
+    /// A connection that closes inside the head — after the status line, or within a field — is
+    /// no response: libcurl ends such a transfer as a success (a `200` with no body), which
+    /// would replace a file with nothing. It is a lost connection, and the file is untouched.
+    @Test(arguments: [["HTTP/1.1 200 OK\r\n"], ["HTTP/1.1 200 OK", "Content-Type: text/pl"], ["HTTP/1.1 200 OK", "Content-Length: 0\r\n"]])
+    func aHeadCutShortIsALostConnection(head: [String]) async throws {
+        try #require(Session.Engine.curl.isAvailable)
+        let fault = try await TestServers.fault()
+        let url = verbatim(fault, head: head, body: "", [URLQueryItem(name: "cut", value: "1")])
+        let session = testSession(engine: .curl, timeout: 20)
+        let error = await expectFailure { try await session.get(url).retry(.never).asData().content }
+        #expect(error?.code == .connectionLost, "\(head): \(String(describing: error))")
+
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("kept.txt")
+        try Data("the file before".utf8).write(to: destination)
+        let failed = await expectFailure {
+            try await session.get(url).retry(.never).downloadToFile(at: destination, existingFilePolicy: .replace).content
+        }
+        #expect(failed?.code == .connectionLost)
+        #expect(try Data(contentsOf: destination) == Data("the file before".utf8))
+    }
+
     @Test func potatoExits20() async throws {
         try #require(Session.Engine.curl.isAvailable)
         let fault = try await TestServers.fault()

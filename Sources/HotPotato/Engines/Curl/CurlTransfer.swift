@@ -386,7 +386,9 @@ final class CurlTransfer: @unchecked Sendable {
         if let redirectFailure { return .failure(redirectFailure) }
         if let bodyFailure { return .failure(bodyFailure) }
         if result == Int32(HP_CURLE_OK) {
-            if !headDelivered, !deliverHead() { return .settled }
+            // libcurl (and the curl tool) end a transfer whose connection closed inside the head
+            // as a success: a status line and no empty line after the fields is no response.
+            guard headDelivered else { return .failure(Self.headCutShort()) }
             return .finished
         }
         if idleTimedOut, result == Int32(HP_CURLE_ABORTED_BY_CALLBACK) { return .failure(idleTimeoutError(result)) }
@@ -403,6 +405,13 @@ final class CurlTransfer: @unchecked Sendable {
         let message = "Nothing was received or sent for \(seconds.formatted(.number.precision(.fractionLength(0...3)))) s"
         return HotPotatoError(
             .timedOut, reason: "The request timed out: \(message)", underlying: CurlError(code: Int(result), message: message))
+    }
+
+    @inline(never)
+    private static func headCutShort() -> HotPotatoError {
+        HotPotatoError(
+            .connectionLost,
+            reason: "\(TransportFailureText.lost): the connection closed before the response's head ended (no empty line after its fields).")
     }
 
     @inline(never)

@@ -152,6 +152,10 @@ final class URLSessionTransfer: @unchecked Sendable {
 
     func didReceive(_ response: URLResponse) {
         noteActivity()
+        // An interim response (`103 Early Hints`, an unasked `100 Continue`) is no answer:
+        // FoundationNetworking reports each it reads, then the final one. (A `101` nobody asked
+        // for is delivered, and its status refused.)
+        if let http = response as? HTTPURLResponse, (100..<200).contains(http.statusCode), http.statusCode != 101 { return }
         if holdsBack(response) { return }
         deliverHead(of: response)
     }
