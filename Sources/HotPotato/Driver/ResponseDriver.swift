@@ -158,7 +158,9 @@ public final class ResponseDriver<Handler: ContentHandler> {
         case .awaitingHead:
             fail(with: HotPotatoError(.transportFailed, reason: "The response ended without a head."))
         case .collectingErrorBody:
-            let declared = head?.contentLength ?? bytesReceived
+            // Against the declared length, which a content-coded body has none of: its header
+            // counts the coded bytes, not the decoded ones kept.
+            let declared = head?.declaredBodyLength ?? bytesReceived
             completeRejection(truncated: bytesReceived < declared)
         case .streaming:
             if let failure = truncation() {

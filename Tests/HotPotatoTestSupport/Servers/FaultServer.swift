@@ -13,7 +13,8 @@ import Darwin
 /// - `/reset?declared=N&sent=M` — M bytes of an N-byte body, then a TCP reset.
 /// - `/stall?declared=N&sent=M&seconds=S` — M bytes, then silence for S seconds.
 /// - `/drip?bytes=N&chunk=C&delayMs=D` — N bytes in C-byte pieces every D milliseconds; with
-///   `abandon=name`, notes how far it got if the client goes away (see `abandonedAfter(_:)`).
+///   `abandon=name`, notes how far it got if the client goes away (see `abandonedAfter(_:)`);
+///   `status=S&location=L` makes it a redirect with that body.
 /// - `/typed?type=T&status=S` — a small JSON body with the given `Content-Type` and status.
 /// - `/chunked-cut?sent=M` — a chunked body whose last chunk never comes, then a clean close.
 /// - `/raw?status=S&h=Name:%20value&sent=M&from=F` — exactly that status and those header lines
@@ -179,7 +180,10 @@ final class FaultServer: @unchecked Sendable {
         case "/drip":
             let total = int("bytes", 1000)
             let chunk = max(1, int("chunk", 100))
-            LoopbackConnection.send(connection, head(status: 200, headers: ["Content-Length": String(total), "Content-Type": "application/octet-stream"]))
+            // `status` and `location`: a redirect with a body that long.
+            var dripHeaders = ["Content-Length": String(total), "Content-Type": "application/octet-stream"]
+            if let location = query["location"] { dripHeaders["Location"] = location }
+            LoopbackConnection.send(connection, head(status: int("status", 200), headers: dripHeaders))
             var offset = 0
             while offset < total {
                 let count = min(chunk, total - offset)

@@ -46,6 +46,24 @@ import Testing
         #expect(error.serverMessage == "server broke")
     }
 
+    /// A content-coded error body's `Content-Length` counts its coded bytes: the decoded body,
+    /// whole, is not truncated for being another length; an uncoded one that is shorter is.
+    @Test func aCodedErrorBodyIsNotTruncatedForItsDecodedLength() throws {
+        let coded = ResponseHead(status: 404, headers: [
+            "Content-Type": "application/json", "Content-Encoding": "gzip", "Content-Length": "39",
+        ])
+        let driver = ResponseDriver(handler: Accumulator())
+        _ = driver.receive(head: coded)
+        _ = driver.receive(Data(#"{"error":"gone"}"#.utf8))
+        let error = try #require(driver.finish().failure)
+        #expect(error.errorBody?.isTruncated == false)
+
+        let short = ResponseDriver(handler: Accumulator())
+        _ = short.receive(head: head(404, contentType: "application/json", contentLength: 39))
+        _ = short.receive(Data(#"{"error":"gone"}"#.utf8))
+        #expect(try #require(short.finish().failure).errorBody?.isTruncated == true)
+    }
+
     @Test func rejectionWithEmptyBodyCompletesAtTheHead() throws {
         let driver = ResponseDriver(handler: Accumulator())
         #expect(!driver.receive(head: head(404, contentLength: 0)))
