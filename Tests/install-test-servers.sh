@@ -54,6 +54,12 @@ if [[ $check_only == 0 ]]; then
     say "Installing curl (apt), for the cURLDescription test and the benchmark smoke"
     apt_install curl || true
   fi
+  for tool in brotli zstd; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+      say "Installing $tool (apt), for the content-decoding fixtures"
+      apt_install "$tool" || true
+    fi
+  done
   if ! have_openssl; then
     say "Installing openssl (apt), for the test certificate authority"
     apt_install openssl || true
@@ -81,5 +87,8 @@ have_nginx || { warn "nginx $how: the nginx tests will be SKIPPED"; status=2; }
 have_httpbin || { warn "httpbin $how: the httpbin tests will be SKIPPED"; status=2; }
 have_h2 || { warn "python3's h2 $how: the HTTP/2 fault tests will be SKIPPED"; status=2; }
 have_openssl || { warn "openssl $how: the HTTPS tests will FAIL"; status=2; }
+for tool in brotli zstd; do
+  command -v "$tool" >/dev/null 2>&1 || { warn "$tool $how: the content-decoding tests will FAIL"; status=2; }
+done
 command -v curl >/dev/null 2>&1 || { warn "curl $how: the cURLDescription test will be SKIPPED"; status=2; }
 exit $status

@@ -160,6 +160,7 @@ enum {
     HP_CURLOPT_BUFFERSIZE = 98,
     HP_CURLOPT_NOSIGNAL = 99,
     HP_CURLOPT_ACCEPT_ENCODING = 10102,
+    HP_CURLOPT_HTTP_CONTENT_DECODING = 158,
     HP_CURLOPT_INFILESIZE_LARGE = 30115,
     HP_CURLOPT_TCP_NODELAY = 121,
     HP_CURLOPT_TIMEOUT_MS = 155,
@@ -293,5 +294,38 @@ enum {
 /// Returned by a write callback to pause the transfer; libcurl keeps the bytes it offered and
 /// offers them again once the transfer is resumed (curl_easy_pause with CURLPAUSE_CONT).
 #define HP_CURL_WRITEFUNC_PAUSE ((size_t)0x10000001)
+
+
+// MARK: - Content decoding
+
+/// The content codings HotPotato decodes itself (the libcurl engine hands it the bytes as they
+/// came), with the system's zlib, brotli and zstd loaded at run time.
+enum {
+    HP_CODING_GZIP = 1,
+    HP_CODING_DEFLATE = 2,
+    HP_CODING_BR = 3,
+    HP_CODING_ZSTD = 4,
+};
+
+enum {
+    HP_DECODE_OK = 0,
+    HP_DECODE_ERROR = -1,
+};
+
+typedef struct hp_decoder hp_decoder;
+
+/// Whether `coding` can be decoded here (its library loads).
+int hp_decoding_available(int coding);
+/// A decoder of `coding`, or NULL when it cannot be made.
+hp_decoder *hp_decoder_create(int coding);
+void hp_decoder_destroy(hp_decoder *decoder);
+/// Decodes from `in`: sets how many bytes it took and how many it wrote to `out`. Either may be
+/// less than offered: call again with the rest (or more room). HP_DECODE_ERROR for data that is
+/// not of the coding (the reason in `hp_decoder_message`).
+int hp_decoder_decode(hp_decoder *decoder, const unsigned char *in, size_t in_length, size_t *consumed,
+                      unsigned char *out, size_t out_capacity, size_t *produced);
+/// Whether the stream has reached its end (for gzip, the end of a member; for zstd, of a frame).
+int hp_decoder_ended(const hp_decoder *decoder);
+const char *hp_decoder_message(const hp_decoder *decoder);
 
 #endif

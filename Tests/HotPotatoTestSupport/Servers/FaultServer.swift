@@ -15,6 +15,8 @@ import Darwin
 /// - `/drip?bytes=N&chunk=C&delayMs=D` — N bytes in C-byte pieces every D milliseconds; with
 ///   `abandon=name`, notes how far it got if the client goes away (see `abandonedAfter(_:)`);
 ///   `status=S&location=L` makes it a redirect with that body.
+/// - `/coded?file=PATH&coding=C&cut=N` — the bytes of the file at PATH labelled
+///   `Content-Encoding: C`, less their last N bytes, with a `Content-Length` that says so.
 /// - `/typed?type=T&status=S` — a small JSON body with the given `Content-Type` and status.
 /// - `/chunked-cut?sent=M` — a chunked body whose last chunk never comes, then a clean close.
 /// - `/raw?status=S&h=Name:%20value&sent=M&from=F` — exactly that status and those header lines
@@ -252,6 +254,18 @@ final class FaultServer: @unchecked Sendable {
             }
             shutdown(connection, Int32(SHUT_WR))
             LoopbackConnection.drain(connection)
+        case "/coded":
+            // The bytes of the file at `file` as the body, labelled `Content-Encoding: coding`,
+            // without their last `cut` bytes — and framed for those (a stream cut short that the
+            // framing calls whole).
+            guard let path = query["file"], let coded = FileManager.default.contents(atPath: path) else {
+                LoopbackConnection.send(connection, head(status: 404, headers: ["Content-Length": "0"]))
+                return
+            }
+            let sent = coded.prefix(max(0, coded.count - int("cut", 0)))
+            LoopbackConnection.send(connection, head(status: int("status", 200), headers: [
+                "Content-Length": String(sent.count), "Content-Encoding": query["coding"] ?? "gzip", "Content-Type": "text/plain",
+            ]) + sent)
         case "/request-headers":
             // What went out: the request's header fields as a JSON object, names lowercased, and
             // its target as `:path` (no field has that name).

@@ -92,9 +92,16 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     /// A thread has taken an event.
     private var deliveredAny = false
 
+    /// Whether a content-coded body is decoded here (``ContentDecoder``): the request asked for
+    /// the codings the engine decodes, or for none of its own. Set by the transfer as each of its
+    /// requests is configured, before that request's head is queued.
+    var decodesContent = false
+
     // Touched only by the delivering thread.
     /// The sink said stop: the rest is dropped, but for the ending.
     private var stopped = false
+    /// The decoder of the response's body, when it is content-coded and decoded here.
+    private var decoder: ContentDecoder?
 
     init(sink: any TransferSink, pool: DeliveryPool = .shared, deliversInline: Bool = false) {
         self.sink = sink
@@ -153,7 +160,7 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
         lock.lock()
         if deliversInline, beginInlineTurn() {
             // No count kept: it serves only ``flush()``'s whole-response rule, which a lane never uses.
-            if !stopped, !sink.receive(borrowing: bytes) { stopDelivering() }
+            if !stopped { deliverBody(bytes) }
             endInlineTurn()
             return .queued
         }
@@ -349,11 +356,55 @@ final class CurlHandoff: DeliveryJob, DeliveryHold, @unchecked Sendable {
     private func deliver(_ event: Event) {
         switch event {
         case .head(let head):
+            decoder = nil
+            if decodesContent, !head.contentEncodings.isEmpty, !head.hasNoBody, !stopped {
+                do {
+                    decoder = try ContentDecoder(codings: head.contentEncodings)
+                } catch {
+                    var failure = error
+                    failure.head = head
+                    sink.fail(failure)
+                    stopDelivering()
+                    return
+                }
+            }
             if !stopped, !sink.receive(head: head) { stopDelivering() }
         case .body(let chunk):
-            if !stopped, !sink.receive(chunk) { stopDelivering() }
+            guard !stopped else { return }
+            if decoder != nil {
+                chunk.withUnsafeBytes { deliverBody($0) }
+            } else if !sink.receive(chunk) {
+                stopDelivering()
+            }
         case .ending(let ending):
+            if case .finished = ending, let decoder, !stopped {
+                self.decoder = nil
+                do {
+                    try decoder.finish()
+                } catch {
+                    // The framing was whole, the coded stream was not: a body cut short.
+                    TransferEnding.endedEarly(error, onlyIfShort: false).report(to: sink)
+                    return
+                }
+            }
+            decoder = nil
             ending.report(to: sink)
+        }
+    }
+
+    /// Hands body bytes on, decoded when the response is content-coded and decoded here.
+    private func deliverBody(_ bytes: UnsafeRawBufferPointer) {
+        guard let decoder else {
+            if !sink.receive(borrowing: bytes) { stopDelivering() }
+            return
+        }
+        do {
+            let sink = self.sink
+            if try !decoder.decode(bytes, deliver: { sink.receive(borrowing: $0) }) { stopDelivering() }
+        } catch {
+            self.decoder = nil
+            sink.fail(error)
+            stopDelivering()
         }
     }
 

@@ -93,16 +93,16 @@ extension CurlTransfer {
         // is set only when the environment names one (a malloc or two a request otherwise).
         if proxy != nil || Self.environmentNamesAProxy() { try configureProxy(handle, for: proxy) }
 
-        // Transparent decompression, unless the caller asked for a coding of their own. A request
-        // for `identity` (a resumable download's) still decodes a coded answer the server sends
-        // anyway, as URLSession does: the bytes handed on are the resource's, never its gzip. (A
-        // header of the caller's is what is sent; the option only turns decoding on.)
-        // A call that goes without the field (``Request/withoutHeader(_:)``) asks for no coding.
+        // Transparent decompression, by HotPotato (``ContentDecoder``), not libcurl, which takes a
+        // stream cut short for a whole one: libcurl hands the bytes over as they came. Decoded
+        // unless the caller asked for a coding of their own (the bytes are then theirs, coded). A
+        // request for `identity` (a resumable download's), or one that goes without the field
+        // (``Request/withoutHeader(_:)``), still has a coded answer decoded, as URLSession does:
+        // the bytes handed on are the resource's, never its gzip. The `Accept-Encoding` sent is
+        // the caller's, or the codings decoded here (see `headerList`).
+        long(Int32(HP_CURLOPT_HTTP_CONTENT_DECODING), 0)
         let acceptEncoding = request.value(forHTTPHeaderField: "Accept-Encoding")
-        if acceptEncoding == nil ? !redirectPolicy.omittedHeaders.contains("accept-encoding")
-            : acceptEncoding?.trimmingCharacters(in: .whitespaces).lowercased() == "identity" {
-            string(Int32(HP_CURLOPT_ACCEPT_ENCODING), "")
-        }
+        handoff.decodesContent = acceptEncoding == nil || acceptEncoding?.trimmingCharacters(in: .whitespaces).lowercased() == "identity"
 
         hp_curl_setopt_pointer(handle, Int32(HP_CURLOPT_WRITEDATA), userdata)
         hp_curl_setopt_data_callback(handle, Int32(HP_CURLOPT_WRITEFUNCTION), CurlCallbacks.write)
@@ -177,7 +177,8 @@ extension CurlTransfer {
 
     /// The header list of a request without headers of its own (the commonest), built once and
     /// shared by every transfer: libcurl only reads it.
-    private static let defaultHeaderList = UncheckedSendable(makeHeaderList(["User-Agent: \(defaultUserAgent)", "Expect:"]))
+    private static let defaultHeaderList = UncheckedSendable(makeHeaderList(
+        ["User-Agent: \(defaultUserAgent)", "Expect:"] + (ContentDecoder.acceptEncoding.isEmpty ? [] : ["Accept-Encoding: \(ContentDecoder.acceptEncoding)"])))
 
     private static var defaultUserAgent: String { RequestDescription.defaultUserAgent }
 
@@ -214,6 +215,9 @@ extension CurlTransfer {
         }
         let names = Set(fields.keys.map { $0.lowercased() })
         if !names.contains("user-agent"), !omitted.contains("user-agent") { lines.append("User-Agent: \(Self.defaultUserAgent)") }
+        if !names.contains("accept-encoding"), !omitted.contains("accept-encoding"), !ContentDecoder.acceptEncoding.isEmpty {
+            lines.append("Accept-Encoding: \(ContentDecoder.acceptEncoding)")
+        }
         // No `Expect: 100-continue` round trip before a body.
         if !names.contains("expect") { lines.append("Expect:") }
         // `Name:` keeps libcurl's own field of that name (`Accept`, `Host`) from the request.
