@@ -47,6 +47,11 @@ extension GetOptions {
             }
             range = text
             headers.append(("Range", "bytes=\(text)"))
+        case "--proto", "--proto-redir":
+            let text = try value()
+            let start = name == "--proto" ? allowedSchemes : allowedRedirectSchemes
+            let schemes = try Self.protocols(text, from: start, option: name)
+            if name == "--proto" { allowedSchemes = schemes } else { allowedRedirectSchemes = schemes }
         case "--retry-connrefused", "--tcp-nodelay", "-N", "--no-buffer":
             // What potato does: a refused connection is retried with --retry, Nagle's algorithm
             // is off, and what arrives is written at once.
@@ -56,6 +61,45 @@ extension GetOptions {
             return false
         }
         return true
+    }
+
+    /// `--proto`'s list read as curl reads it, from `start`: names separated by commas, each
+    /// added (`+`, or no sign), removed (`-`), or the only one(s) (`=`, which empties the set
+    /// first); `all` names every protocol. Only `http` and `https` matter to potato: other names
+    /// (`ftp` …) are taken and change nothing.
+    static func protocols(_ text: String, from start: Set<String>, option: String) throws(UsageError) -> Set<String> {
+        var schemes = start
+        let every: Set<String> = ["http", "https"]
+        for token in text.split(separator: ",", omittingEmptySubsequences: true) {
+            var name = token.trimmingCharacters(in: .whitespaces).lowercased()
+            var sign: Character = "+"
+            if let first = name.first, "=+-".contains(first) {
+                sign = first
+                name.removeFirst()
+            }
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                throw UsageError("\(option) takes protocols like =https, -all,+https or http,https (\"\(text)\" is not a list of them)")
+            }
+            let named = name == "all" ? every : every.intersection([name])
+            switch sign {
+            case "=": schemes = named
+            case "-": schemes.subtract(named)
+            default: schemes.formUnion(named)
+            }
+        }
+        return schemes
+    }
+
+    /// The redirect rule `--max-redirs`, `--proto` and `--proto-redir` make: a redirect to a
+    /// protocol they leave out fails the call, as curl's does.
+    var redirectBehavior: RedirectBehavior? {
+        let allowed = allowedSchemes.intersection(allowedRedirectSchemes)
+        let limit = maximumRedirects ?? 10
+        guard allowed != ["http", "https"] else { return maximumRedirects.map { .follow(maximumRedirects: $0) } }
+        return .custom(maximumRedirects: limit) { hop in
+            let scheme = hop.request.url?.scheme?.lowercased() ?? ""
+            return allowed.contains(scheme) ? .follow : .fail(reason: "A redirect to \(scheme) was not followed: --proto or --proto-redir leaves it out.")
+        }
     }
 
     /// Whether `piece` is one byte range of `-r`: `FIRST-LAST` (FIRST ≤ LAST), `FIRST-` or `-COUNT`.

@@ -103,6 +103,7 @@ extension GetCommand {
             Console.error("potato: bad URL: \"\(shownURL)\" is not an http or https URL\n")
             return .badURL
         }
+        if let refusal = protocolRefusal(url) { return refusal }
         let request = withCallersHeaders(session.request(.get, url))
         if let done = await finishedEarlier(url, at: URL(fileURLWithPath: job.destination), session: session) { return done }
         board.begin(job.index, name: job.destination)

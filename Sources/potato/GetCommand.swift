@@ -79,6 +79,7 @@ struct GetCommand {
             Console.error("potato: bad URL: \"\(shown)\" is not an http or https URL\n")
             return .badURL
         }
+        if let refusal = protocolRefusal(url) { return refusal }
         let interruption = Interruption()
         InterruptWatcher.install { interruption.interrupt($0) }
         let session = makeSession()
@@ -153,6 +154,15 @@ struct GetCommand {
         return range.split(separator: "-", maxSplits: 1).first.flatMap { Int64($0) }
     }
 
+    /// As curl's `--proto`: a URL whose protocol it leaves out is not fetched (exit 1, curl's
+    /// "unsupported protocol" too); `nil` when it may be.
+    func protocolRefusal(_ url: URL) -> ExitStatus? {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard !options.allowedSchemes.contains(scheme) else { return nil }
+        Console.error("potato: \(TerminalText.safe(Redaction.redactingCredentials(inURL: url.absoluteString))): the protocol \(scheme) is left out by --proto\n")
+        return .failure
+    }
+
     /// `request` with the headers of `-H` (and `-A`, `-b`), without those `-H 'Name:'` leaves
     /// out, and with the credentials of `-u`.
     func withCallersHeaders<Handler>(_ request: Request<Handler>) -> Request<Handler> {
@@ -181,7 +191,7 @@ struct GetCommand {
         var configuration = Session.Configuration()
         if let timeout = options.timeout { configuration.requestTimeout = timeout }
         if let maximumTime = options.maximumTime { configuration.resourceTimeout = maximumTime }
-        if let maximumRedirects = options.maximumRedirects { configuration.redirects = .follow(maximumRedirects: maximumRedirects) }
+        if let redirects = options.redirectBehavior { configuration.redirects = redirects }
         configuration.proxy = options.proxyConfiguration()
         if let authorities = options.certificateAuthorities {
             configuration.certificateAuthorities = URL(fileURLWithPath: authorities)

@@ -34,6 +34,10 @@ struct GetOptions {
     var dumpHeader: String?
     /// `-G` (`--get`): the `-d` pieces go in the URL's query, and the request is a `GET`.
     var sendsDataInQuery = false
+    /// `--proto LIST`: the protocols requests may use (curl's default: all).
+    var allowedSchemes: Set<String> = ["http", "https"]
+    /// `--proto-redir LIST`: the protocols redirects may go to (and `--proto`'s).
+    var allowedRedirectSchemes: Set<String> = ["http", "https"]
     /// `-r RANGE` (`--range`): the byte ranges asked for, sent as `Range: bytes=RANGE`.
     var range: String?
     /// `--create-dirs`: `-o FILE`'s missing directories are made.

@@ -110,6 +110,9 @@ enum HelpText {
               --engine ENGINE      auto (default), curl or urlsession
               --http1.1            use HTTP/1.1 only (--http2, the default, offers HTTP/2)
               --url URL            the URL, as an option
+              --proto LIST, --proto-redir LIST
+                                   the protocols requests (redirects) may use: =https,
+                                   -all,+https (as curl's); any other is refused, exit 1
           -r, --range RANGE        ask for bytes RANGE only: 0-499, 500-, -500, 0-9,20-29
               --compressed, -g, --globoff, --basic, --retry-connrefused,
               --tcp-nodelay, -N, --no-buffer
@@ -149,6 +152,8 @@ enum HelpText {
                                    connect to HOST2:PORT2 for HOST:PORT (repeatable; an empty
                                    HOST2 or PORT2 keeps the request's)
               --interface NAME     make connections from this interface or local address
+              --tlsv1.2, --tlsv1.3 use that version of TLS or a later one (exit 7 if the
+                                   server offers none)
               --connect-timeout SECONDS
                                    give up on a connection not made in SECONDS (name,
                                    connection, TLS handshake), whatever --timeout says

@@ -24,6 +24,10 @@ struct TransportOptions {
     var localAddress: String?
     /// `--connect-timeout SECONDS`.
     var connectTimeout: TimeInterval?
+    /// `--tlsv1.2` (and `--tlsv1`, `--tlsv1.0`, `--tlsv1.1`, `--tlsv1.3`): the oldest TLS allowed.
+    var minimumTLSVersion: TLSVersion?
+    /// Which of those was given, for the usage error of `--engine urlsession`.
+    private var tlsOption = ""
 
     /// The options given, by name, for the usage error of `--engine urlsession`.
     var given: [String] {
@@ -35,6 +39,9 @@ struct TransportOptions {
         if !overrides.isEmpty { names.append(connectsElsewhere ? "--connect-to" : "--resolve") }
         if localAddress != nil { names.append("--interface") }
         if connectTimeout != nil { names.append("--connect-timeout") }
+        #if canImport(FoundationNetworking)
+        if minimumTLSVersion != nil { names.append(tlsOption) }
+        #endif
         return names
     }
 
@@ -89,6 +96,15 @@ struct TransportOptions {
             overrides.append(override)
             connectsElsewhere = true
         case "--interface": localAddress = try value()
+        case "--tlsv1", "--tlsv1.0", "--tlsv1.1", "--tlsv1.2", "--tlsv1.3":
+            // curl's `--tlsv1`: TLS 1.0 or later.
+            minimumTLSVersion = switch name {
+            case "--tlsv1.3": .v1_3
+            case "--tlsv1.2": .v1_2
+            case "--tlsv1.1": .v1_1
+            default: .v1_0
+            }
+            tlsOption = name
         case "--connect-timeout":
             let text = try value()
             guard let seconds = TimeInterval(text), seconds >= 0, seconds.isFinite else {
@@ -123,6 +139,7 @@ struct TransportOptions {
         configuration.addressOverrides = overrides
         configuration.localAddress = localAddress
         configuration.connectTimeout = connectTimeout
+        configuration.minimumTLSVersion = minimumTLSVersion
     }
 
     /// curl's `--connect-to HOST:PORT:HOST2:PORT2` (an IPv6 host in brackets): requests for
@@ -180,6 +197,7 @@ struct TransportOptions {
         case "--unix-socket": "connect to a Unix socket"
         case "--resolve", "--connect-to": "override an address"
         case "--connect-timeout": "bound the time a connection takes"
+        case let name where name.hasPrefix("--tlsv"): "set the oldest TLS version on Linux"
         default: "choose the local address"
         }
     }

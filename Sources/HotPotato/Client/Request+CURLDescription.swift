@@ -121,7 +121,7 @@ extension Request {
     /// curl's arguments for the session's trust and transport controls: `--cacert`, `--cert` (its
     /// password `<redacted>` unless `revealingSecrets`), `--key`, `--cert-type`, `--pinnedpubkey`
     /// (the pins of `url`'s host), `--unix-socket`, `--resolve`/`--connect-to`, `--interface`,
-    /// `--connect-timeout`.
+    /// `--tlsv1.2` (or another version), `--connect-timeout`.
     static func curlTransportArguments(_ configuration: Session.Configuration, for url: URL?, revealingSecrets: Bool) -> [String] {
         var arguments: [String] = []
         if let authorities = configuration.certificateAuthorities { arguments += ["--cacert", shellQuoted(authorities.path)] }
@@ -143,6 +143,9 @@ extension Request {
                 : ["--connect-to", shellQuoted(override.curlConnectTo)]
         }
         if let local = configuration.localAddress { arguments += ["--interface", shellQuoted(local)] }
+        if let minimum = configuration.minimumTLSVersion {
+            arguments.append(minimum == .v1_0 ? "--tlsv1" : "--tlsv1.\(minimum.rawValue)")
+        }
         if let connect = configuration.connectTimeout, connect > 0, connect.isFinite {
             arguments += ["--connect-timeout", connect.formatted(.number.precision(.fractionLength(0...3)).grouping(.never))]
         }

@@ -113,6 +113,14 @@ extension Session {
         /// session with one with ``HotPotatoError/Code/engineUnavailable``. Default `nil`:
         /// connecting is bounded by ``requestTimeout`` alone; so is it for a value of 0 or less.
         public var connectTimeout: TimeInterval?
+        /// The oldest version of TLS an `https` connection may use (curl's `--tlsv1.2`); a server
+        /// that offers only older ones fails the handshake with ``HotPotatoError/Code/tlsFailure``.
+        /// The libcurl engine sets it on every connection (to an origin; a proxy's TLS keeps its
+        /// defaults); the URLSession engine on Apple platforms as
+        /// `tlsMinimumSupportedProtocolVersion`, while on Linux FoundationNetworking cannot, and
+        /// the requests of a session with one fail with ``HotPotatoError/Code/engineUnavailable``.
+        /// Default `nil`: the TLS library's own minimum (TLS 1.2 with OpenSSL 3 on Debian).
+        public var minimumTLSVersion: TLSVersion?
         /// Which versions of HTTP requests may use: ``HTTPVersionPolicy/automatic`` by default
         /// (HTTP/2 over TLS where the server offers it, concurrent `https` requests to one
         /// origin multiplexed over one connection), or ``HTTPVersionPolicy/http1_1Only``. The

@@ -12,7 +12,9 @@ final class TLSVerifyingServer: Sendable {
 
     var url: URL { URL(string: "https://127.0.0.1:\(port)/")! }
 
-    static func start() throws -> TLSVerifyingServer {
+    /// With `onlyTLS12`, a server of TLS 1.2 alone that asks for no client certificate: the
+    /// peer of a minimum TLS version.
+    static func start(onlyTLS12: Bool = false) throws -> TLSVerifyingServer {
         guard let openssl = findExecutable("openssl") else { throw ServerError.notInstalled("openssl") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hotpotato-s_server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -21,8 +23,8 @@ final class TLSVerifyingServer: Sendable {
         let process = try ManagedProcess(
             name: "s_server", executable: openssl,
             arguments: ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificates.serverCertificate.path,
-                        "-key", certificates.serverKey.path, "-CAfile", certificates.certificateAuthority.path,
-                        "-Verify", "1", "-verify_return_error", "-www", "-quiet"],
+                        "-key", certificates.serverKey.path, "-CAfile", certificates.certificateAuthority.path]
+                + (onlyTLS12 ? ["-tls1_2"] : ["-Verify", "1", "-verify_return_error"]) + ["-www", "-quiet"],
             workingDirectory: directory)
         guard waitForPort(port, timeout: 10) else {
             process.stop()

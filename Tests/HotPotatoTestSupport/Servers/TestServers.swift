@@ -21,6 +21,7 @@ enum TestServers {
     private static let http2FaultServer = StartOnce { try HTTP2FaultServer.start() }
     private static let bodyHoldingServer = StartOnce { try BodyHoldingServer() }
     private static let tlsVerifyingServer = StartOnce { try TLSVerifyingServer.start() }
+    private static let tls12Server = StartOnce { try TLSVerifyingServer.start(onlyTLS12: true) }
 
     static func nginx() async throws -> NginxServer { try await nginxServer.value() }
     /// nginx's HTTPS side; the test fails, saying why, where openssl could not make the test CA.
@@ -37,6 +38,8 @@ enum TestServers {
     static func bodyHolding() async throws -> BodyHoldingServer { try await bodyHoldingServer.value() }
     /// `openssl s_server` requiring a client certificate in the handshake.
     static func tlsVerifying() async throws -> TLSVerifyingServer { try await tlsVerifyingServer.value() }
+    /// `openssl s_server` that speaks TLS 1.2 alone.
+    static func tls12Only() async throws -> TLSVerifyingServer { try await tls12Server.value() }
 }
 
 /// Runs a blocking start-up once, off the cooperative thread pool, and hands the result to every

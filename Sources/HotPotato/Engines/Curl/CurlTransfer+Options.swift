@@ -82,6 +82,7 @@ extension CurlTransfer {
         // replaces the system's.
         long(Int32(HP_CURLOPT_SSL_VERIFYPEER), 1)
         long(Int32(HP_CURLOPT_SSL_VERIFYHOST), 2)
+        if let minimum = configuration.minimumTLSVersion { long(Int32(HP_CURLOPT_SSLVERSION), minimum.curlValue) }
         if let authorities = configuration.certificateAuthorities {
             string(Int32(HP_CURLOPT_CAINFO), authorities.path)
         }

@@ -59,6 +59,10 @@ extension Session.Configuration {
         if !addressOverrides.isEmpty { names.append("addressOverrides") }
         if localAddress != nil { names.append("localAddress") }
         if let connectTimeout, connectTimeout > 0, connectTimeout.isFinite { names.append("connectTimeout") }
+        #if canImport(FoundationNetworking)
+        // Apple platforms' URLSession takes it (`tlsMinimumSupportedProtocolVersion`).
+        if minimumTLSVersion != nil { names.append("minimumTLSVersion") }
+        #endif
         return names
     }
 }

@@ -111,6 +111,15 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
         // FoundationNetworking ("Trying to access a behaviour for a task that in not in the
         // registry"). Its cache would also keep a cacheable body in memory as it arrives.
         urlConfiguration.urlCache = nil
+        #else
+        if let minimum = configuration.minimumTLSVersion {
+            urlConfiguration.tlsMinimumSupportedProtocolVersion = switch minimum {
+            case .v1_0: .TLSv10
+            case .v1_1: .TLSv11
+            case .v1_2: .TLSv12
+            case .v1_3: .TLSv13
+            }
+        }
         #endif
         session = URLSessionDescriptors.makeSession {
             URLSession(configuration: urlConfiguration, delegate: self, delegateQueue: delegateQueue)
@@ -151,8 +160,8 @@ final class URLSessionEngine: NSObject, TransportEngine, @unchecked Sendable {
             sink.fail(HotPotatoError(
                 .engineUnavailable,
                 reason: "URLSession cannot apply Session.Configuration's \(unhonoured.joined(separator: ", ")) "
-                    + "(client certificates, public-key pins, Unix sockets, address overrides, local addresses and connect "
-                    + "timeouts are the libcurl engine's): use the libcurl engine."))
+                    + "(client certificates, public-key pins, Unix sockets, address overrides, local addresses, connect "
+                    + "timeouts and, on Linux, a minimum TLS version are the libcurl engine's): use the libcurl engine."))
             return {}
         }
         do throws(HotPotatoError) {
