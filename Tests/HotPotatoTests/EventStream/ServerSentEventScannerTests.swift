@@ -92,6 +92,19 @@ import Testing
         #expect(parser.lastEventID == "a")
     }
 
+    /// A comment is skipped as it is read: one longer than the limit fails nothing, in any chunking.
+    @Test func aCommentLongerThanTheLimitIsSkipped() throws {
+        let comment = ":" + String(repeating: "keep-alive ", count: 300)
+        let stream = Data("\(comment)\ndata: one\n\(comment)\r\n\ndata: two\n\n".utf8)
+        let expected = [Self.event("one"), Self.event("two")]
+        #expect(try Self.parse([stream], maximumEventSize: 100) == expected)
+        #expect(try Self.parse(stream.map { Data([$0]) }, maximumEventSize: 100) == expected)
+        #expect(try Self.parse([Data([0xEF, 0xBB, 0xBF]) + stream], maximumEventSize: 100) == expected, "after a byte-order mark")
+        // A field line is still bounded.
+        let error = expectFailure { try Self.parse([Data("data: \(comment)\n\n".utf8)], maximumEventSize: 100) }
+        #expect(error?.code == .bodyTooLarge)
+    }
+
     @Test func anEventLargerThanTheLimitFails() throws {
         let big = String(repeating: "x", count: 600)
         let error = expectFailure { try Self.parse([Data("data: \(big)\ndata: \(big)\n\n".utf8)], maximumEventSize: 1000) }

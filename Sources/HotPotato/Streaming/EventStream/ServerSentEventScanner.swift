@@ -10,7 +10,8 @@ import Foundation
 /// - A blank line dispatches the event: its `data:` lines joined with LF, the type of its last
 ///   `event:` line (`"message"` without one), and the last event ID. A block without `data:` is
 ///   not dispatched; its type is forgotten.
-/// - A line starting with `:` is a comment. Otherwise the field name is what comes before the
+/// - A line starting with `:` is a comment, skipped as it is read (a comment of any length holds
+///   no memory: servers send them as keep-alives, and a hostile one could send one endless). Otherwise the field name is what comes before the
 ///   first `:` (the whole line without one), and the value what follows, less one leading space.
 ///   `id:` with a NUL in it is ignored; `retry:` counts only when it is ASCII digits; unknown
 ///   fields are ignored.
@@ -27,6 +28,8 @@ struct ServerSentEventScanner {
     private var afterCR = false
     /// Whether the stream's first bytes may still turn out to be a byte-order mark.
     private var checkingBOM = true
+    /// The line being read is a comment: its text is not kept (only its `:`), however long.
+    private var inComment = false
     /// The `data:` values of the open event, each followed by LF.
     private var data: [UInt8] = []
     /// The `event:` value of the open event.
@@ -87,8 +90,10 @@ struct ServerSentEventScanner {
             case 0x0A:
                 try endLine(at: offset, dispatch)
             default:
+                if inComment { continue }
                 line.append(byte)
                 if checkingBOM { dropByteOrderMark() }
+                if line.count == 1, line[0] == UInt8(ascii: ":"), !checkingBOM { inComment = true }
                 if line.count + heldBytes > maximumEventSize { throw tooLarge() }
             }
         }
@@ -101,6 +106,7 @@ struct ServerSentEventScanner {
 
     /// The body ended: an event still open is discarded, as the standard says.
     mutating func finish() {
+        inComment = false
         line.removeAll()
         data.removeAll()
         eventType = nil
@@ -134,6 +140,7 @@ struct ServerSentEventScanner {
         checkingBOM = false
         defer {
             line.removeAll(keepingCapacity: true)
+            inComment = false
             recount()
         }
         if line.isEmpty {
