@@ -52,6 +52,7 @@ extension GetOptions {
             let start = name == "--proto" ? allowedSchemes : allowedRedirectSchemes
             let schemes = try Self.protocols(text, from: start, option: name)
             if name == "--proto" { allowedSchemes = schemes } else { allowedRedirectSchemes = schemes }
+        case "--retry-all-errors": retriesAllErrors = true
         case "--retry-connrefused", "--tcp-nodelay", "-N", "--no-buffer":
             // What potato does: a refused connection is retried with --retry, Nagle's algorithm
             // is off, and what arrives is written at once.

@@ -225,8 +225,14 @@ struct GetCommand {
         return RetryPolicy(
             maximumAttempts: retries + 1, initialDelay: options.retryDelay ?? 1, maximumDelay: 60,
             maximumElapsedTime: elapsedLimits.min(),
-            retryableErrorCodes: options.output == .events ? [] : RetryPolicy.transientErrorCodes)
+            retryableStatusCodes: options.retriesAllErrors ? Set(400...599) : RetryPolicy.transientStatusCodes,
+            retryableErrorCodes: options.output == .events ? []
+                : options.retriesAllErrors ? RetryPolicy.transientErrorCodes.union(Self.otherTransferFailures) : RetryPolicy.transientErrorCodes)
     }
+
+    /// What `--retry-all-errors` retries besides the transient failures: a failure of the
+    /// transfer, whatever it was (not of the command's own making: a file, a usage, a checksum).
+    static let otherTransferFailures: Set<HotPotatoError.Code> = [.malformedResponse, .transportFailed, .tlsFailure]
 
     /// How many times `-o` retries without `--retry`.
     static let defaultDownloadRetries = 5

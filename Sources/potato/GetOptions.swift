@@ -34,6 +34,9 @@ struct GetOptions {
     var dumpHeader: String?
     /// `-G` (`--get`): the `-d` pieces go in the URL's query, and the request is a `GET`.
     var sendsDataInQuery = false
+    /// `--retry-all-errors`: `--retry` retries any status of 400 or more and any failure of the
+    /// transfer, not only the transient ones.
+    var retriesAllErrors = false
     /// `--proto LIST`: the protocols requests may use (curl's default: all).
     var allowedSchemes: Set<String> = ["http", "https"]
     /// `--proto-redir LIST`: the protocols redirects may go to (and `--proto`'s).

@@ -179,6 +179,8 @@ enum HelpText {
                                    wait (at most 120 s)
               --retry-max-time SECONDS
                                    start no retry later than SECONDS after the first request
+              --retry-all-errors   retry any status of 400 or more and any failure of the
+                                   transfer, not only the transient ones (as curl's)
 
         With --events, the same options reconnect the stream, as a browser's EventSource does:
               --retry N            open it again, with Last-Event-ID, when a connection fails

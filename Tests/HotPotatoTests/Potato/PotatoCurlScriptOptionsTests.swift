@@ -101,6 +101,19 @@ import Testing
         #expect(withContinue.status == 2)
     }
 
+    /// `--retry-all-errors` retries a status `--retry` alone does not (a 404), as curl's.
+    @Test func retryAllErrorsRetriesAnyStatus() async throws {
+        let retry = try await TestServers.retry()
+        let name = "retry-all-\(UUID().uuidString)"
+        let alone = try await PotatoProcess.run(["get", retry.url("/status/\(name)-a?fail=1&status=404").absoluteString, "--retry", "2", "--retry-delay", "0"])
+        #expect(alone.status == 9, "\(alone.error)")
+        let all = try await PotatoProcess.run([
+            "get", retry.url("/status/\(name)-b?fail=2&status=404").absoluteString, "--retry", "2", "--retry-delay", "0", "--retry-all-errors", "--json",
+        ])
+        #expect(all.status == 0, "\(all.error)")
+        #expect(try JSON(parsing: all.output)["attempt"]?.intValue == 3)
+    }
+
     @Test func maxFilesizeRefusesALargerBody() async throws {
         try #require(Session.Engine.curl.isAvailable)
         let fault = try await TestServers.fault()
