@@ -94,7 +94,10 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
             skip -= Int64(skipped)
             return skipped == bytes.count ? true : try writer.write(UnsafeRawBufferPointer(rebasing: bytes[skipped...]))
         }
-        if !more { throw BodyComplete() }
+        if !more {
+            reachedEnd = true
+            throw BodyComplete()
+        }
     }
 
     /// A taking-over answer: the same version, the whole file (`200`) or a range running to its
@@ -129,6 +132,15 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
     func finish() throws {
         defer { writer?.close() }
         try writer?.flush()
+        if let writer, !reachedEnd {
+            // The body ended before the part did: a connection that closed early without a
+            // `Content-Length` to tell. A failure like any other (the download waits before it
+            // asks again, and gives up after its limit), not a part that ended well: asked
+            // again at once, such a server kept the download asking forever.
+            throw HotPotatoError.truncatedBody(
+                "A segment's body ended at byte \(writer.offset), before the end of its part (bytes \(range.lowerBound)-\(range.upperBound - 1)).",
+                byteCount: writer.offset - range.lowerBound, expected: nil, head: nil)
+        }
     }
 
     func cleanUp() {
@@ -136,6 +148,9 @@ final class SegmentHandler: ContentHandler, ChunkBorrowing, @unchecked Sendable 
         try? writer?.flush()
         writer?.close()
     }
+
+    /// The part's end was reached (the writer wanted no more).
+    private var reachedEnd = false
 
     private func refusal(_ head: ResponseHead, _ what: String) -> HotPotatoError {
         // An error status is the server's answer, not a breach of HTTP.

@@ -25,7 +25,9 @@ import Darwin
 ///   `limit_conn`;
 /// - `die=K&dieAfter=B` — the first K requests for a range that does not start at 0 send B
 ///   bytes (64 KiB by default) and reset the connection;
-/// - `chunk=C&delayMs=D` — the body in C-byte pieces every D milliseconds (see `sendPaced`).
+/// - `chunk=C&delayMs=D` — the body in C-byte pieces every D milliseconds (see `sendPaced`);
+/// - `shortParts=B` — a range that does not start at 0 gets its head without `Content-Length`,
+///   B bytes of its body, and a clean close: a part cut short that no framing tells of.
 ///
 /// A test can also make a name's resource another version from now on (`setVersion(_:of:)`), or
 /// answer every range of it with a `206` of the whole body from byte 0 (`answerRangesFromZero(_:)`:
@@ -121,9 +123,15 @@ extension FaultServer {
             range: rangeHeader, ifRange: headers["if-range"], status: status, start: start, authorization: headers["authorization"])) }
         var head = ["Content-Length": String(end - start + 1), "Content-Type": "application/octet-stream", "ETag": etag, "Accept-Ranges": "bytes"]
         if status == 206 { head["Content-Range"] = "bytes \(start)-\(end)/\(size)" }
+        let cutShort = status == 206 && start > 0 && query["shortParts"] != nil
+        if cutShort { head["Content-Length"] = nil }
         LoopbackConnection.send(connection, self.head(status: status, headers: head))
         let shift = (version - 1) * 7
         var body = patternBytes(from: start + shift, count: end - start + 1)
+        if cutShort {
+            _ = sendPaced(connection, body.prefix(int("shortParts", 0)), query: query)
+            return
+        }
         let dies = start > 0 && rangeLog.withLock { log in
             (log[name] ?? []).filter { $0.start > 0 && $0.status == 206 }.count <= int("die", 0)
         }
