@@ -106,10 +106,13 @@ extension FileWriter {
 
     /// Whether a `416` says the partial file of `offset` bytes already holds the whole body:
     /// `Content-Range: bytes */<offset>`, and no validator other than the recorded one (a server
-    /// that names another `ETag` or `Last-Modified` says the partial file is of another version).
+    /// that names another `ETag` or `Last-Modified` says the partial file is of another version),
+    /// nor a length other than the one the response that began it declared (a server that calls
+    /// half the body whole).
     static func isCompletion(_ head: ResponseHead, of offset: Int64, info: PartialDownload.Info) -> Bool {
         guard let contentRange = ContentRange(parsing: head.headers["Content-Range"]),
               contentRange.range == nil, contentRange.completeLength == offset else { return false }
+        if let declared = info.declaredLength, declared != offset { return false }
         if let etag = info.etag, let sent = head.headers["ETag"], sent != etag { return false }
         if let lastModified = info.lastModified, let sent = head.headers["Last-Modified"], sent != lastModified { return false }
         return true

@@ -15,7 +15,8 @@ import Darwin
 ///   `FaultServer.byte(at:)`) with a strong `ETag`. Request *k* (from 0) of the name, while
 ///   `k < drops.count`, stops the body cleanly at the absolute offset `drops[k]` (the declared
 ///   length promised more). `Range: bytes=S-` with a matching `If-Range` gets a `206` from S;
-///   anything else the whole resource.
+///   anything else the whole resource. `lie416=1`: a range request gets a `416` that says the
+///   resource is as long as the range's start (the partial file, whole).
 /// - `/status/<name>?fail=K&status=S&retryAfter=R` — the first K requests get status S (default
 ///   503) with a JSON error body and, when given, `Retry-After: R` (sent as it is: seconds or a
 ///   date); then `200` with `{"ok":true,"attempt":n}`.
@@ -141,6 +142,13 @@ final class RetryServer: @unchecked Sendable {
         if let range = request.headers["range"], request.headers["if-range"] == etag,
            range.hasPrefix("bytes="), range.hasSuffix("-"), let from = Int(range.dropFirst(6).dropLast()), from < size {
             start = from
+        }
+        if start > 0, request.query["lie416"] == "1" {
+            // A server that says the partial file is the whole resource: `416` with its size.
+            LoopbackConnection.send(connection, Self.head(status: 416, headers: [
+                "ETag": etag, "Content-Range": "bytes */\(start)", "Content-Length": "0",
+            ]))
+            return
         }
         var headers = ["ETag": etag, "Content-Type": "application/octet-stream", "Content-Length": String(size - start)]
         if start > 0 { headers["Content-Range"] = "bytes \(start)-\(size - 1)/\(size)" }

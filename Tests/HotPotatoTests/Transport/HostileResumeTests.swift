@@ -176,6 +176,38 @@ import Testing
         #expect(try scratch.entries() == ["file.bin"])
     }
 
+    /// A `416` that calls the partial file whole, when the response that began it declared a
+    /// longer body, contradicts it: half a file is never placed as the whole.
+    @Test(arguments: allEngines) func a416ShorterThanTheDeclaredLengthIsNotCompletion(engine: Session.Engine) async throws {
+        let server = try await TestServers.fault()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("file.bin")
+        let url = Self.raw(server, status: 416, headers: ["Content-Range: bytes */3000", "Content-Length: 0"])
+        let partial = PartialDownload(destination: destination)
+        try FaultServer.body(count: 3000).write(to: partial.dataURL)
+        try partial.saveInfo(PartialDownload.Info(url: url.absoluteString, etag: "\"v1\"", declaredLength: 6000))
+        let error = await Self.download(url, to: destination, engine: engine)
+        #expect(error?.code == .resumeMismatch, "\(String(describing: error))")
+        #expect(try scratch.entries().isEmpty)
+    }
+
+    /// The same, end to end: a download cut at half its declared length, then a `416` that says
+    /// the half is the whole.
+    @Test(arguments: allEngines) func aServerThatCallsHalfTheBodyWholeIsCaught(engine: Session.Engine) async throws {
+        let retry = try await TestServers.retry()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("file.bin")
+        let url = retry.url("/download/half-\(UUID().uuidString)?size=100000&drops=50000&lie416=1")
+        let session = testSession(engine: engine, timeout: 20)
+        let first = await expectFailure { try await session.get(url).retry(.never).downloadToFile(at: destination, resumable: true).content }
+        #expect(first?.code == .truncatedBody)
+        let second = await expectFailure { try await session.get(url).retry(.never).downloadToFile(at: destination, resumable: true).content }
+        #expect(second?.code == .resumeMismatch, "\(String(describing: second))")
+        #expect(!FileManager.default.fileExists(atPath: destination.path), "half a file was placed as the whole")
+    }
+
     @Test(arguments: allEngines) func a416NamingAnotherVersionIsNotCompletion(engine: Session.Engine) async throws {
         let server = try await TestServers.fault()
         let scratch = try ScratchDirectory()

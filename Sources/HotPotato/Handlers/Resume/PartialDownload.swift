@@ -34,6 +34,10 @@ struct PartialDownload {
         /// partial file that is a prefix of the body.
         var length: Int64?
         var done: [[Int64]]?
+        /// For a partial file that is a prefix of the body: the body's length as the response that
+        /// began it declared it (a `200`'s `Content-Length`, a `206`'s complete length), when it
+        /// did. A `416` that calls a shorter partial file whole contradicts it.
+        var declaredLength: Int64?
 
         /// The value to send as `If-Range`, when there is one.
         var validator: String? { etag ?? lastModified }
@@ -177,6 +181,11 @@ struct PartialDownload {
             info.etag = etag
         } else if let lastModified = head.headers["Last-Modified"] {
             info.lastModified = lastModified
+        }
+        if head.status == 206 {
+            info.declaredLength = ContentRange(parsing: head.headers["Content-Range"])?.completeLength
+        } else {
+            info.declaredLength = head.contentLength
         }
         return info
     }
