@@ -169,13 +169,17 @@ struct RedirectPolicy: Sendable {
         }
     }
 
-    /// `location` resolved against `base`, when it is an absolute `http` or `https` URL with a host.
+    /// `location` resolved against `base`, when it is an absolute `http` or `https` URL with a
+    /// host; its scheme lowercased (`HTTP://…` is the same URL, and FoundationNetworking calls
+    /// it unsupported).
     static func resolve(_ location: String, against base: URL) -> URL? {
         guard !location.isEmpty, let url = URL(string: location, relativeTo: base)?.absoluteURL,
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
         else { return nil }
-        return url
+        guard url.scheme != scheme, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        components.scheme = scheme
+        return components.url ?? url
     }
 
     /// Whether two URLs have the same origin: scheme and host compared case-insensitively, and
